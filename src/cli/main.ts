@@ -1,0 +1,248 @@
+/**
+ * @module
+ * The `pagewise` command: `serve` (MCP over stdio) and the tools as terminal commands that print
+ * the same JSON pages.
+ */
+import { parseArgs } from "node:util";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+import { Roots } from "../access/index.js";
+import {
+  CursorCodec,
+  createEstimator,
+  type ErrorCode,
+  ESTIMATOR_NAMES,
+  PagewiseError,
+  toPagewiseError,
+} from "../core/index.js";
+import { createEngine, createMcpServer } from "../mcp/index.js";
+import { parseArgs as parseToolArgs, TOOLS, type ToolContext } from "../tools/index.js";
+import { PACKAGE_VERSION } from "../version.js";
+import { loadCursorKey, settingsFrom, UsageError } from "./settings.js";
+
+const COMMON_HELP = `Budget and engine options:
+  --estimator NAME          token estimator: ${ESTIMATOR_NAMES.join(", ")} (default: default)
+  --default-max-tokens N    budget when a call gives no max_tokens (default 8000)
+  --max-tokens-cap N        largest budget honoured; larger requests are lowered (default 100000)
+  --max-read-tokens N       ceiling of read in line mode (default 25000)
+  --cursor-key-file FILE    key that signs cursors (or set PAGEWISE_CURSOR_KEY)`;
+
+const HELP: Record<string, string> = {
+  main: `pagewise ${PACKAGE_VERSION} — read content of any size in pages that fit a token budget.
+
+Usage:
+  pagewise serve --root DIR [--root DIR…] [options]   serve MCP over stdio
+  pagewise read FILE [--max-tokens N] [--cursor C]      print one page of a file
+  pagewise help [COMMAND]                              this help, or a command's
+
+Run "pagewise COMMAND --help" for a command's options.`,
+  serve: `Usage: pagewise serve --root DIR [--root DIR…] [options]
+
+Serves the MCP tools over stdio (JSON-RPC on stdout, logs on stderr).
+Without --cursor-key-file or PAGEWISE_CURSOR_KEY, cursors are signed with a random key and die
+with the process.
+
+  --root DIR                directory the tools may read (repeatable; the first is the default)
+${COMMON_HELP}`,
+  read: `Usage: pagewise read FILE [options]
+
+Prints one page of FILE as JSON {uri, content, version, has_more, next_cursor}; run again with
+--cursor to get the next page. Without --max-tokens and --cursor, prints the lines as plain text.
+
+  --max-tokens N            token budget of the page
+  --cursor C                continue from a previous page's next_cursor
+  --offset N                first line (0-based)
+  --limit N                 number of lines
+  --encoding base64         raw bytes of a file that is not UTF-8 (page mode)
+  --root DIR                directory that confines the read (default: the current directory)
+${COMMON_HELP}
+Terminal commands keep their cursor key in ~/.config/pagewise/cursor.key unless one is given.`,
+};
+
+const ENGINE_OPTIONS = {
+  estimator: { type: "string" },
+  "default-max-tokens": { type: "string" },
+  "max-tokens-cap": { type: "string" },
+  "max-read-tokens": { type: "string" },
+  "cursor-key-file": { type: "string" },
+  root: { type: "string", multiple: true },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** Exit statuses for the CLI, by error code (usage errors are 2, like most tools). */
+export function exitStatus(code: ErrorCode): number {
+  switch (code) {
+    case "INVALID_ARGUMENT":
+    case "INVALID_CURSOR":
+    case "BUDGET_TOO_SMALL":
+    case "QUERY_SYNTAX_ERROR":
+      return 2;
+    case "NOT_FOUND":
+      return 3;
+    case "ACCESS_DENIED":
+      return 4;
+    case "CONTENT_CHANGED":
+      return 5;
+    case "INTERNAL_ERROR":
+      return 70;
+    default:
+      return 1;
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "serve":
+        return await serve(rest);
+      case "read":
+      case "list":
+      case "search":
+      case "tail":
+      case "json":
+        return await runTool(command === "json" ? "json_read" : command, rest);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        process.stdout.write(`${HELP[rest[0] ?? "main"] ?? HELP.main}\n`);
+        return 0;
+      case "--version":
+      case "-v":
+        process.stdout.write(`${PACKAGE_VERSION}\n`);
+        return 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (
+      err instanceof UsageError ||
+      (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
+    ) {
+      process.stderr.write(
+        `pagewise: ${(err as Error).message}\nRun "pagewise --help" for usage.\n`,
+      );
+      return 2;
+    }
+    throw err;
+  }
+}
+async function engineFrom(values: Record<string, unknown>, persistentKey: boolean) {
+  const name = (values.estimator as string | undefined) ?? "default";
+  if (!(ESTIMATOR_NAMES as readonly string[]).includes(name)) {
+    throw new UsageError(`--estimator takes one of ${ESTIMATOR_NAMES.join(", ")} (got "${name}")`);
+  }
+  const estimator = await createEstimator(name);
+  const key = loadCursorKey(values["cursor-key-file"] as string | undefined, persistentKey);
+  return createEngine({
+    codec: new CursorCodec({ key }),
+    estimator,
+    settings: settingsFrom(values),
+  });
+}
+
+async function serve(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: ENGINE_OPTIONS, allowPositionals: false });
+  if (values.help) {
+    process.stdout.write(`${HELP.serve}\n`);
+    return 0;
+  }
+  if (!values.root || values.root.length === 0)
+    throw new UsageError("serve needs at least one --root DIR");
+  let roots: Roots;
+  try {
+    roots = new Roots(values.root);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const engine = await engineFrom(values, false);
+  const caller = { identity: "anonymous", roots };
+  const server = createMcpServer(engine, () => caller);
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  process.stderr.write(
+    `pagewise ${PACKAGE_VERSION} serving MCP on stdio; roots: ${roots.dirs.join(", ")}; estimator: ${engine.estimator.name}${engine.codec ? "" : ""}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.on("end", () => resolve());
+  });
+  return 0;
+}
+
+/**
+ * Terminal commands mirror the tools: `--some-option V` becomes the argument `some_option`, the
+ * first positional is `path`, and values are coerced by the tool's own schema (numbers, booleans),
+ * so every tool gets a command without code of its own here.
+ */
+async function runTool(name: string, argv: string[]): Promise<number> {
+  const tool = TOOLS.find((t) => t.name === name);
+  if (!tool) throw new UsageError(`unknown command "${name}"`);
+  const schema = z.toJSONSchema(tool.input, { io: "input" }) as {
+    properties?: Record<string, { type?: string | string[] }>;
+  };
+  const properties = schema.properties ?? {};
+  const options: Record<
+    string,
+    { type: "string" | "boolean"; multiple?: boolean; short?: string }
+  > = { ...ENGINE_OPTIONS };
+  for (const [prop, def] of Object.entries(properties)) {
+    if ((POSITIONALS[name] ?? ["path"]).includes(prop)) continue;
+    options[prop.replaceAll("_", "-")] = { type: def.type === "boolean" ? "boolean" : "string" };
+  }
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
+  if (values.help) {
+    process.stdout.write(`${toolHelp(name, properties)}\n`);
+    return 0;
+  }
+  const rootValues = values.root as string[] | undefined;
+  const roots = new Roots(rootValues && rootValues.length > 0 ? rootValues : [process.cwd()]);
+  const engine = await engineFrom(values, true);
+  const args: Record<string, unknown> = {};
+  const slots = POSITIONALS[name] ?? ["path"];
+  if (positionals.length > slots.length) throw new UsageError(`too many arguments for ${name}`);
+  positionals.forEach((value, i) => {
+    args[slots[i]!] = value;
+  });
+  for (const [prop, def] of Object.entries(properties)) {
+    const raw = values[prop.replaceAll("_", "-")];
+    if (raw === undefined) continue;
+    const types = Array.isArray(def.type) ? def.type : [def.type];
+    args[prop] =
+      typeof raw === "string" && (types.includes("number") || types.includes("integer"))
+        ? Number(raw)
+        : raw;
+  }
+  const ctx: ToolContext = { ...engine, caller: { identity: "anonymous", roots } };
+  try {
+    const text = await tool.run(parseToolArgs(tool.input, args), ctx);
+    process.stdout.write(text.endsWith("\n") || !text.startsWith("{") ? text : `${text}\n`);
+    return 0;
+  } catch (err) {
+    const error = err instanceof PagewiseError ? err : toPagewiseError(err);
+    process.stderr.write(`${JSON.stringify(error.toJSON())}\n`);
+    return exitStatus(error.code);
+  }
+}
+
+/** Which arguments the positionals of each command fill, in order. */
+const POSITIONALS: Record<string, string[]> = {
+  read: ["path"],
+  list: ["path"],
+  tail: ["path"],
+  search: ["pattern", "path"],
+  json_read: ["path", "query"],
+};
+
+function toolHelp(
+  name: string,
+  properties: Record<string, { type?: string | string[]; description?: string }>,
+): string {
+  const fixed = HELP[name];
+  if (fixed) return fixed;
+  const lines = Object.entries(properties).map(
+    ([prop, def]) => `  --${prop.replaceAll("_", "-").padEnd(22)} ${def.description ?? ""}`,
+  );
+  return `Usage: pagewise ${name} [options]\n\nPrints the same JSON page as the MCP tool "${name}".\n\n${lines.join("\n")}\n  --root DIR               directory that confines the command (default: the current directory)\n${COMMON_HELP}`;
+}

@@ -1,0 +1,132 @@
+/**
+ * @module
+ * The cursor codec: short, self-contained, MAC-signed continuation tokens.
+ *
+ * Layout (then base64url): `format(1) keyId(2) issuedHour(varint) payload(…) mac(10)`.
+ * The MAC is HMAC-SHA256 over the tool name, the caller's identity and every byte before it, so a
+ * cursor is bound to its tool and caller without spending bytes on them: a cursor replayed by
+ * another identity or passed to another tool fails the MAC check. The payload is the source's own
+ * (path, position, version, …), written with `ByteWriter`.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { PagewiseError } from "../errors.js";
+import { DEFAULT_CURSOR_TTL_HOURS } from "../limits.js";
+import { ByteReader } from "./bytes.js";
+
+const FORMAT = 1;
+const MAC_BYTES = 10;
+const HOUR_MS = 3_600_000;
+
+export interface CursorKey {
+  /** 32 bytes of HMAC key. */
+  readonly secret: Buffer;
+  /** A 16-bit id of the key, stored in cursors to tell "signed with another key" from "tampered". */
+  readonly id: number;
+  /** True when the key was generated for this process: its cursors die with the process. */
+  readonly ephemeral: boolean;
+}
+
+/** A key from configured secret material (a key file's contents or an environment variable). */
+export function cursorKeyFromSecret(material: string | Uint8Array): CursorKey {
+  const bytes =
+    typeof material === "string" ? Buffer.from(material.trim(), "utf8") : Buffer.from(material);
+  if (bytes.length < 16) {
+    throw new PagewiseError("INVALID_ARGUMENT", "The cursor key must be at least 16 bytes long.");
+  }
+  const secret = createHash("sha256").update("pagewise cursor key\0").update(bytes).digest();
+  return { secret, id: secret.readUInt16BE(30), ephemeral: false };
+}
+
+/** A random key for this process only. */
+export function ephemeralCursorKey(): CursorKey {
+  const secret = randomBytes(32);
+  return { secret, id: secret.readUInt16BE(30), ephemeral: true };
+}
+
+export interface CursorCodecOptions {
+  key: CursorKey;
+  /** Cursors older than this are rejected. Default: 7 days. */
+  ttlHours?: number;
+  /** Clock, injectable for tests. */
+  now?: () => number;
+}
+
+export class CursorCodec {
+  readonly #key: CursorKey;
+  readonly #ttlHours: number;
+  readonly #now: () => number;
+
+  constructor(options: CursorCodecOptions) {
+    this.#key = options.key;
+    this.#ttlHours = options.ttlHours ?? DEFAULT_CURSOR_TTL_HOURS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Signs `payload` for `tool` and `identity`. */
+  encode(tool: string, identity: string, payload: Uint8Array): string {
+    const hour = Math.floor(this.#now() / HOUR_MS);
+    const head = [FORMAT, this.#key.id >> 8, this.#key.id & 0xff];
+    let v = hour;
+    while (v >= 0x80) {
+      head.push((v % 0x80) | 0x80);
+      v = Math.floor(v / 0x80);
+    }
+    head.push(v);
+    const body = Buffer.concat([Uint8Array.from(head), payload]);
+    const mac = this.#mac(tool, identity, body);
+    return Buffer.concat([body, mac]).toString("base64url");
+  }
+
+  /** Verifies a cursor and returns a reader positioned at its payload. Throws INVALID_CURSOR. */
+  decode(tool: string, identity: string, cursor: string): ByteReader {
+    if (
+      typeof cursor !== "string" ||
+      cursor.length === 0 ||
+      cursor.length > 4096 ||
+      !/^[A-Za-z0-9_-]+$/.test(cursor)
+    ) {
+      throw invalid("The cursor is not a pagewise cursor.");
+    }
+    const raw = Buffer.from(cursor, "base64url");
+    if (raw.length < 4 + MAC_BYTES || raw[0] !== FORMAT) {
+      throw invalid("The cursor is not a pagewise cursor.");
+    }
+    const keyId = (raw[1]! << 8) | raw[2]!;
+    if (keyId !== this.#key.id) {
+      throw invalid(
+        this.#key.ephemeral
+          ? "The cursor was made by another server process. This server signs cursors with a random per-process key, so cursors do not survive a restart; configure --cursor-key-file or PAGEWISE_CURSOR_KEY to keep them valid."
+          : "The cursor was signed with a different key than this server's.",
+      );
+    }
+    const body = raw.subarray(0, raw.length - MAC_BYTES);
+    const mac = raw.subarray(raw.length - MAC_BYTES);
+    if (!timingSafeEqual(mac, this.#mac(tool, identity, body))) {
+      throw invalid(
+        "The cursor was modified, belongs to another tool, or was issued to another caller.",
+      );
+    }
+    const reader = new ByteReader(body);
+    reader.raw(3);
+    const hour = reader.uint();
+    const nowHour = Math.floor(this.#now() / HOUR_MS);
+    if (nowHour - hour > this.#ttlHours || hour > nowHour + 1) {
+      throw invalid("The cursor has expired.");
+    }
+    return reader;
+  }
+
+  #mac(tool: string, identity: string, body: Uint8Array): Buffer {
+    return createHmac("sha256", this.#key.secret)
+      .update(`pagewise-cursor\0${tool}\0${identity}\0`)
+      .update(body)
+      .digest()
+      .subarray(0, MAC_BYTES);
+  }
+}
+
+function invalid(message: string): PagewiseError {
+  return new PagewiseError("INVALID_CURSOR", message, {
+    hint: "Start again without a cursor to get a fresh one.",
+  });
+}

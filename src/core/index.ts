@@ -1,0 +1,48 @@
+/**
+ * @module
+ * The paging engine, protocol-free: estimators, budget fitting, the cursor codec, content versions
+ * and the error type. This is also the library's public face for other MCP servers.
+ */
+export { ByteReader, ByteWriter } from "./cursor/bytes.js";
+export {
+  CursorCodec,
+  type CursorCodecOptions,
+  type CursorKey,
+  cursorKeyFromSecret,
+  ephemeralCursorKey,
+} from "./cursor/codec.js";
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorDetails,
+  isPagewiseError,
+  type LimitInfo,
+  PagewiseError,
+  toPagewiseError,
+} from "./errors.js";
+export {
+  createEstimator,
+  defaultEstimator,
+  ESTIMATOR_NAMES,
+  type Estimator,
+  openvikingEstimator,
+} from "./estimate/index.js";
+export {
+  budgetTooSmall,
+  codePointFloor,
+  type Fitted,
+  fitItemCount,
+  fitTextPrefix,
+} from "./fit/fit.js";
+export * from "./limits.js";
+export {
+  completeUtf8Length,
+  FINGERPRINT_BYTES,
+  type FileVersion,
+  FileVersions,
+  firstInvalidUtf8,
+  identityKey,
+  VERSION_DIGEST_BYTES,
+  type VersionExpectation,
+  versionString,
+} from "./version/file-version.js";

@@ -1,0 +1,53 @@
+/**
+ * @module
+ * How cursors name a file: a short hash of its root plus the path relative to that root. The root
+ * hash (not an index) keeps a cursor from silently pointing into another root when a caller's root
+ * list changes; a revoked root makes the cursor's file unreachable (ACCESS_DENIED).
+ */
+import { createHash } from "node:crypto";
+import path from "node:path";
+import type { Roots } from "../access/index.js";
+import { type ByteReader, type ByteWriter, PagewiseError } from "../core/index.js";
+
+const ROOT_HASH_BYTES = 3;
+
+function rootHash(dir: string): Uint8Array {
+  return createHash("sha256").update(dir).digest().subarray(0, ROOT_HASH_BYTES);
+}
+
+export interface FileRef {
+  readonly rootIndex: number;
+  readonly relPath: string;
+}
+
+export function writeFileRef(w: ByteWriter, roots: Roots, ref: FileRef): void {
+  w.raw(rootHash(roots.dirs[ref.rootIndex]!)).string(ref.relPath);
+}
+
+/** Reads a file reference and returns the absolute path it names under the caller's roots. */
+export function readFileRef(r: ByteReader, roots: Roots): { absolute: string; ref: FileRef } {
+  const hash = r.raw(ROOT_HASH_BYTES);
+  const relPath = r.string();
+  for (let i = 0; i < roots.dirs.length; i++) {
+    if (Buffer.compare(Buffer.from(rootHash(roots.dirs[i]!)), Buffer.from(hash)) === 0) {
+      const absolute =
+        relPath === "" ? roots.dirs[i]! : path.join(roots.dirs[i]!, ...relPath.split("/"));
+      return { absolute, ref: { rootIndex: i, relPath } };
+    }
+  }
+  throw new PagewiseError(
+    "ACCESS_DENIED",
+    "The cursor names a directory this caller may no longer read.",
+  );
+}
+
+/** INVALID_CURSOR for a cursor passed with a `path` other than the one it was made for. */
+export function cursorPathMismatch(): PagewiseError {
+  return new PagewiseError(
+    "INVALID_CURSOR",
+    "This cursor was made for a different path than the one given.",
+    {
+      hint: "Pass the cursor alone (path may be left out), or start again without a cursor.",
+    },
+  );
+}

@@ -1,0 +1,6 @@
+/**
+ * @module
+ * Sources: each turns a source plus a position into the next page, streaming.
+ */
+export type { SourceContext } from "./context.js";
+export * from "./text/index.js";

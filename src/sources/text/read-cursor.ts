@@ -1,0 +1,86 @@
+/**
+ * @module
+ * The `read` cursor payload: which file, which version, where, and where the range ends.
+ * Line cursors (`search`, `tail`) and JSON value cursors are read cursors with a byte-range end.
+ */
+import type { Roots } from "../../access/index.js";
+import { ByteWriter, type CursorCodec, PagewiseError } from "../../core/index.js";
+import { type FileRef, readFileRef, writeFileRef } from "../file-ref.js";
+
+export const READ_TOOL = "read";
+
+export type ReadEnd =
+  | { readonly kind: "eof" }
+  /** Stop after this many more line terminators (`offset`/`limit` ranges). */
+  | { readonly kind: "lines"; readonly remaining: number }
+  /** Stop at this byte offset, exclusive (one line without its terminator, one JSON value). */
+  | { readonly kind: "byte"; readonly offset: number };
+
+export interface ReadCursorState {
+  readonly file: FileRef;
+  readonly digest: Uint8Array;
+  readonly fingerprint: Uint8Array;
+  readonly position: number;
+  readonly encoding: "utf-8" | "base64";
+  readonly end: ReadEnd;
+}
+
+const END_EOF = 0;
+const END_LINES = 1;
+const END_BYTE = 2;
+
+export function encodeReadCursor(
+  codec: CursorCodec,
+  identity: string,
+  roots: Roots,
+  s: ReadCursorState,
+): string {
+  const w = new ByteWriter();
+  writeFileRef(w, roots, s.file);
+  w.raw(s.digest).bytes(s.fingerprint).uint(s.position);
+  const encodingBit = s.encoding === "base64" ? 0x80 : 0;
+  switch (s.end.kind) {
+    case "eof":
+      w.u8(END_EOF | encodingBit);
+      break;
+    case "lines":
+      w.u8(END_LINES | encodingBit).uint(s.end.remaining);
+      break;
+    case "byte":
+      w.u8(END_BYTE | encodingBit).uint(s.end.offset);
+      break;
+  }
+  return codec.encode(READ_TOOL, identity, w.finish());
+}
+
+export function decodeReadCursor(
+  codec: CursorCodec,
+  identity: string,
+  roots: Roots,
+  cursor: string,
+  digestBytes: number,
+): { state: ReadCursorState; absolute: string } {
+  const r = codec.decode(READ_TOOL, identity, cursor);
+  const { absolute, ref } = readFileRef(r, roots);
+  const digest = r.raw(digestBytes);
+  const fingerprint = r.bytes();
+  const position = r.uint();
+  const tag = r.u8();
+  const encoding = tag & 0x80 ? "base64" : "utf-8";
+  let end: ReadEnd;
+  switch (tag & 0x7f) {
+    case END_EOF:
+      end = { kind: "eof" };
+      break;
+    case END_LINES:
+      end = { kind: "lines", remaining: r.uint() };
+      break;
+    case END_BYTE:
+      end = { kind: "byte", offset: r.uint() };
+      break;
+    default:
+      throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+  }
+  r.end();
+  return { state: { file: ref, digest, fingerprint, position, encoding, end }, absolute };
+}

@@ -1,0 +1,32 @@
+import type { Caller } from "../access/index.js";
+import type { CursorCodec, Estimator, FileVersions } from "../core/index.js";
+
+/** Server-wide settings every tool reads (validated once, at start). */
+export interface ToolSettings {
+  /** Budget for calls without `max_tokens` (`--default-max-tokens`). */
+  readonly defaultMaxTokens: number;
+  /** Largest budget honoured (`--max-tokens-cap`). */
+  readonly maxTokensCap: number;
+  /** Ceiling of `read` in line mode (`--max-read-tokens`). */
+  readonly maxReadTokens: number;
+}
+
+/** Everything a tool call needs: the caller, the engine's shared parts, and the request's signal. */
+export interface ToolContext {
+  readonly caller: Caller;
+  readonly codec: CursorCodec;
+  readonly estimator: Estimator;
+  readonly versions: FileVersions;
+  readonly settings: ToolSettings;
+  readonly signal?: AbortSignal;
+}
+
+/** The budget a call gets: its own `max_tokens` lowered to the cap, or the default. */
+export function applyBudget(
+  requested: number | undefined,
+  settings: ToolSettings,
+): { maxTokens: number; lowered: boolean } {
+  if (requested === undefined) return { maxTokens: settings.defaultMaxTokens, lowered: false };
+  if (requested > settings.maxTokensCap) return { maxTokens: settings.maxTokensCap, lowered: true };
+  return { maxTokens: requested, lowered: false };
+}

@@ -1,0 +1,15 @@
+/**
+ * @module
+ * Tools: argument schemas and handlers shared by the MCP server and the CLI. A handler parses its
+ * arguments, calls a source and returns the text block; it holds no paging logic.
+ */
+import { readTool } from "./read.js";
+import type { ToolDefinition } from "./tool.js";
+
+export { applyBudget, type ToolContext, type ToolSettings } from "./context.js";
+export { parseArgs } from "./schema.js";
+export type { ToolDefinition } from "./tool.js";
+
+/** Every tool the server offers, in the order they are listed. */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tool definitions
+export const TOOLS: readonly ToolDefinition<any>[] = [readTool];

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { PagewiseError } from "../core/index.js";
+import { readLines, readPage } from "../sources/index.js";
+import { applyBudget, type ToolContext } from "./context.js";
+import { cursorArg, maxTokensArg, wholeNumber } from "./schema.js";
+import type { ToolDefinition } from "./tool.js";
+
+export const readInput = z
+  .object({
+    path: z
+      .string()
+      .describe(
+        "File to read: relative to the first root, absolute inside a root, or a file:// URI. May be left out with a cursor.",
+      )
+      .optional(),
+    offset: wholeNumber(0, "First line to return, 0-based.").optional(),
+    limit: wholeNumber(0, "Number of lines to return (default: to the end).").optional(),
+    max_tokens: maxTokensArg,
+    cursor: cursorArg,
+    encoding: z
+      .enum(["utf-8", "base64"])
+      .describe(
+        '"utf-8" (default) or "base64" for files that are not valid UTF-8 (page mode only).',
+      )
+      .optional(),
+  })
+  .strict();
+
+export const readTool: ToolDefinition<typeof readInput> = {
+  name: "read",
+  title: "Read a text file in pages",
+  description:
+    "Read one text file. With max_tokens or cursor (page mode) returns JSON {uri, content, version, has_more, next_cursor}: content fits the budget, pages split anywhere (even inside one huge line) and concatenate to the file exactly; pass next_cursor to continue. If the file changes between pages you get CONTENT_CHANGED, never mixed text. Without max_tokens (line mode) returns the selected lines as plain text, refused with RESPONSE_TOO_LARGE when over the server's ceiling.",
+  input: readInput,
+  async run(args, ctx: ToolContext) {
+    if (args.cursor !== undefined && (args.offset !== undefined || args.limit !== undefined)) {
+      throw new PagewiseError(
+        "INVALID_ARGUMENT",
+        "A cursor already fixes the range: pass cursor without offset or limit.",
+        {
+          retry: { cursor: args.cursor, offset: undefined, limit: undefined },
+        },
+      );
+    }
+    if (args.path === undefined && args.cursor === undefined) {
+      throw new PagewiseError(
+        "INVALID_ARGUMENT",
+        "Give the path of the file to read (or a cursor from a previous page).",
+      );
+    }
+    if (args.max_tokens === undefined && args.cursor === undefined) {
+      if (args.encoding === "base64") {
+        throw new PagewiseError(
+          "INVALID_ARGUMENT",
+          'encoding "base64" works in page mode only: add max_tokens.',
+          {
+            retry: { max_tokens: ctx.settings.defaultMaxTokens },
+          },
+        );
+      }
+      return readLines(ctx, {
+        path: args.path,
+        ...(args.offset !== undefined ? { offset: args.offset } : {}),
+        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        maxReadTokens: ctx.settings.maxReadTokens,
+      });
+    }
+    const budget = applyBudget(args.max_tokens, ctx.settings);
+    return readPage(ctx, {
+      ...(args.path !== undefined ? { path: args.path } : {}),
+      ...(args.offset !== undefined ? { offset: args.offset } : {}),
+      ...(args.limit !== undefined ? { limit: args.limit } : {}),
+      ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
+      ...(args.encoding !== undefined ? { encoding: args.encoding } : {}),
+      maxTokens: budget.maxTokens,
+      maxTokensLowered: budget.lowered,
+    });
+  },
+};

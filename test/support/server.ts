@@ -1,0 +1,102 @@
+/**
+ * Test support: the real pagewise server over stdio, driven by the SDK's own client, as an agent
+ * would drive it. Requires `npm run build` (done by `npm test`).
+ */
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const BIN = path.join(REPO, "bin/pagewise.js");
+
+export interface ToolOutcome {
+  /** The one text block. */
+  text: string;
+  isError: boolean;
+  /** `text` parsed as JSON when it is JSON, else undefined. */
+  json: any;
+  /** Number of content blocks (the contract says exactly one). */
+  blocks: number;
+  structured: unknown;
+}
+
+export interface ServerHandle {
+  client: Client;
+  call(tool: string, args: Record<string, unknown>): Promise<ToolOutcome>;
+  close(): Promise<void>;
+  stderr(): string;
+}
+
+export async function startServer(args: string[], env: Record<string, string> = {}): Promise<ServerHandle> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "serve", ...args],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: "pagewise-test", version: "0.0.0" });
+  await client.connect(transport);
+  return {
+    client,
+    async call(tool, callArgs) {
+      const result = (await client.callTool({ name: tool, arguments: callArgs })) as {
+        content: Array<{ type: string; text: string }>;
+        isError?: boolean;
+        structuredContent?: unknown;
+      };
+      const text = result.content[0]?.text ?? "";
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return {
+        text,
+        isError: result.isError === true,
+        json,
+        blocks: result.content.length,
+        structured: result.structuredContent,
+      };
+    },
+    async close() {
+      await client.close();
+    },
+    stderr: () => stderr,
+  };
+}
+
+/** A fresh temporary directory (canonical path), removed by the returned cleanup. */
+export function tempDir(prefix = "pagewise-test-"): { dir: string; cleanup: () => void } {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Follows `next_cursor` from a first page to the end; returns every page. Fails on an error page or
+ * when a page does not advance.
+ */
+export async function readAllPages(
+  server: ServerHandle,
+  first: Record<string, unknown>,
+  maxTokens: number,
+  maxPages = 100_000,
+): Promise<ToolOutcome[]> {
+  const pages: ToolOutcome[] = [];
+  let page = await server.call("read", { ...first, max_tokens: maxTokens });
+  for (;;) {
+    if (page.isError) throw new Error(`error page: ${page.text}`);
+    pages.push(page);
+    if (!page.json.has_more) break;
+    if (pages.length > maxPages) throw new Error("too many pages");
+    page = await server.call("read", { cursor: page.json.next_cursor, max_tokens: maxTokens });
+  }
+  return pages;
+}
