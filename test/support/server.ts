@@ -30,7 +30,10 @@ export interface ServerHandle {
   stderr(): string;
 }
 
-export async function startServer(args: string[], env: Record<string, string> = {}): Promise<ServerHandle> {
+export async function startServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ServerHandle> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, "serve", ...args],

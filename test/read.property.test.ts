@@ -1,0 +1,106 @@
+/**
+ * Property tests of `read` through the real server: for random text and random budgets, pages
+ * concatenate to the file exactly, every page fits, every page advances, a repeated cursor gives
+ * the same page, and the last page says so.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEstimator } from "../dist/core/index.js";
+import { type ServerHandle, startServer, tempDir } from "./support/server.js";
+
+const PIECES = [
+  "中",
+  "文",
+  "한",
+  "🙂",
+  "👩‍💻",
+  "𠀀",
+  '"',
+  "\\",
+  "\r\n",
+  "\r",
+  "\n",
+  "\0",
+  "\u0001",
+  "\u001f",
+  "\uFEFF",
+  "\t",
+  " ",
+  "é",
+  "/",
+  "<",
+  "\u2028",
+];
+
+const textArb = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(...PIECES),
+      fc.string({ maxLength: 12 }),
+      fc.string({ unit: "grapheme", maxLength: 6 }),
+    ),
+    {
+      minLength: 20,
+      maxLength: 1500,
+      size: "max",
+    },
+  )
+  .map((parts) => parts.join(""));
+
+for (const estimatorName of ["default", "openviking"]) {
+  describe(`read pages (${estimatorName} estimator)`, () => {
+    let server: ServerHandle;
+    let dir: string;
+    let cleanup: () => void;
+    let count: (text: string) => number;
+
+    beforeAll(async () => {
+      ({ dir, cleanup } = tempDir());
+      server = await startServer(["--root", dir, "--estimator", estimatorName]);
+      const estimator = await createEstimator(estimatorName);
+      count = (t) => estimator.count(t);
+    });
+    afterAll(async () => {
+      await server?.close();
+      cleanup?.();
+    });
+
+    it("are lossless, within budget, advancing and repeatable", async () => {
+      let n = 0;
+      let totalPages = 0;
+      await fc.assert(
+        fc.asyncProperty(textArb, fc.integer({ min: 70, max: 700 }), async (text, budget) => {
+          const name = `p${n++}.txt`;
+          writeFileSync(path.join(dir, name), text);
+          const expected = readFileSync(path.join(dir, name), "utf8");
+          const contents: string[] = [];
+          let page = await server.call("read", { path: name, max_tokens: budget });
+          for (let guard = 0; ; guard++) {
+            expect(page.isError, page.text).toBe(false);
+            expect(count(page.text)).toBeLessThanOrEqual(budget);
+            contents.push(page.json.content);
+            if (!page.json.has_more) {
+              expect(page.json.next_cursor).toBeNull();
+              break;
+            }
+            expect(page.json.content.length).toBeGreaterThan(0);
+            expect(guard).toBeLessThan(10_000);
+            const cursor = page.json.next_cursor;
+            page = await server.call("read", { cursor, max_tokens: budget });
+            if (guard === 0) {
+              const again = await server.call("read", { cursor, max_tokens: budget });
+              expect(again.text).toBe(page.text);
+            }
+          }
+          expect(contents.join("")).toBe(expected);
+          totalPages += contents.length;
+        }),
+        { numRuns: 80 },
+      );
+      // The generated texts must exercise multi-page reads, not just single pages.
+      expect(totalPages).toBeGreaterThan(160);
+    });
+  });
+}
