@@ -1,0 +1,98 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ByteReader, ByteWriter } from "./bytes.js";
+import { CursorCodec, cursorKeyFromSecret, ephemeralCursorKey } from "./codec.js";
+
+const key = cursorKeyFromSecret("a-test-secret-of-enough-length");
+const HOUR = 3_600_000;
+
+describe("ByteWriter / ByteReader", () => {
+  it("round-trips varints, strings and bytes", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.string(), fc.uint8Array({ maxLength: 40 }))),
+        (values) => {
+          const w = new ByteWriter();
+          for (const v of values) {
+            if (typeof v === "number") w.u8(0).uint(v);
+            else if (typeof v === "string") w.u8(1).string(v);
+            else w.u8(2).bytes(v);
+          }
+          const r = new ByteReader(w.finish());
+          for (const v of values) {
+            const tag = r.u8();
+            if (tag === 0) expect(r.uint()).toBe(v);
+            else if (tag === 1) expect(r.string()).toBe(v);
+            else expect(Array.from(r.bytes())).toEqual(Array.from(v as Uint8Array));
+          }
+          r.end();
+        },
+      ),
+    );
+  });
+
+  it("refuses truncated input and trailing bytes as INVALID_CURSOR", () => {
+    const bytes = new ByteWriter().uint(300).string("hello").finish();
+    const short = new ByteReader(bytes.subarray(0, bytes.length - 1));
+    short.uint();
+    expect(() => short.string()).toThrow(expect.objectContaining({ code: "INVALID_CURSOR" }));
+    const long = new ByteReader(Uint8Array.from([...bytes, 7]));
+    long.uint();
+    long.string();
+    expect(() => long.end()).toThrow(expect.objectContaining({ code: "INVALID_CURSOR" }));
+  });
+});
+
+describe("CursorCodec", () => {
+  const codec = new CursorCodec({ key });
+  const payload = new ByteWriter().string("src/a.ts").uint(123456).finish();
+
+  it("round-trips a payload in a short url-safe string", () => {
+    const cursor = codec.encode("read", "anonymous", payload);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(cursor.length).toBeLessThan(50);
+    const r = codec.decode("read", "anonymous", cursor);
+    expect(r.string()).toBe("src/a.ts");
+    expect(r.uint()).toBe(123456);
+  });
+
+  it("binds the tool and the identity", () => {
+    const cursor = codec.encode("read", "alice", payload);
+    expect(() => codec.decode("tail", "alice", cursor)).toThrow(expect.objectContaining({ code: "INVALID_CURSOR" }));
+    expect(() => codec.decode("read", "bob", cursor)).toThrow(expect.objectContaining({ code: "INVALID_CURSOR" }));
+  });
+
+  it("detects every single-character change", () => {
+    const cursor = codec.encode("read", "alice", payload);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (let i = 0; i < cursor.length; i++) {
+      const replacement = alphabet[(alphabet.indexOf(cursor[i]!) + 17) % 64]!;
+      const forged = cursor.slice(0, i) + replacement + cursor.slice(i + 1);
+      // The last character may carry only padding bits, which base64url decoding ignores.
+      if (Buffer.from(forged, "base64url").equals(Buffer.from(cursor, "base64url"))) continue;
+      expect(() => codec.decode("read", "alice", forged)).toThrow(expect.objectContaining({ code: "INVALID_CURSOR" }));
+    }
+  });
+
+  it("expires cursors after the TTL", () => {
+    let now = 1_000 * HOUR;
+    const clocked = new CursorCodec({ key, ttlHours: 2, now: () => now });
+    const cursor = clocked.encode("read", "a", payload);
+    now += 2 * HOUR;
+    expect(() => clocked.decode("read", "a", cursor)).not.toThrow();
+    now += HOUR;
+    expect(() => clocked.decode("read", "a", cursor)).toThrow(/expired/);
+  });
+
+  it("says plainly when a cursor comes from another process's random key", () => {
+    const cursor = new CursorCodec({ key: ephemeralCursorKey() }).encode("read", "a", payload);
+    const restarted = new CursorCodec({ key: ephemeralCursorKey() });
+    expect(() => restarted.decode("read", "a", cursor)).toThrow(/random per-process key/);
+    const configured = new CursorCodec({ key: cursorKeyFromSecret("another-secret-of-enough-length") });
+    expect(() => configured.decode("read", "a", cursor)).toThrow(/different key/);
+  });
+
+  it("refuses short secrets", () => {
+    expect(() => cursorKeyFromSecret("short")).toThrow(/at least 16 bytes/);
+  });
+});
