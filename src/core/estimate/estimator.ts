@@ -15,4 +15,10 @@ export interface Estimator {
    * than `t * maxUnitsPerToken` code units.
    */
   readonly maxUnitsPerToken: number;
+  /**
+   * A much faster estimator that usually counts at least as much as this one (for exact
+   * tokenizers: the `default` estimator). Budget fitting lets it pick the cut and confirms the
+   * page with `count`, so an exact tokenizer runs a few times per page instead of once per probe.
+   */
+  readonly cheap?: Estimator;
 }
