@@ -94,7 +94,6 @@ function build(rng, approxChars, part, separator = "") {
 }
 
 const ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-const B64 = `${ALNUM}+/`;
 const B64URL = `${ALNUM}-_`;
 
 function base64(bytes) {
@@ -292,8 +291,13 @@ function number(rng) {
 
 /** A sentence of Latin-script (or other space-separated) words. */
 function sentence(rng, words, opts = {}) {
-  const { rare = [], pseudo = 0.03, numbers = 0.04, names = 0.03, end = [".", ".", ".", "?", "!"] } =
-    opts;
+  const {
+    rare = [],
+    pseudo = 0.03,
+    numbers = 0.04,
+    names = 0.03,
+    end = [".", ".", ".", "?", "!"],
+  } = opts;
   const n = rng.range(6, 24);
   const out = [];
   for (let i = 0; i < n; i++) {
@@ -471,7 +475,7 @@ function rustBlock(rng) {
 
 function minify(code) {
   return code
-    .replace(/\/\*\*[^]*?\*\/|\/\/[^\n]*/g, "")
+    .replace(/\/\*\*[\s\S]*?\*\/|\/\/[^\n]*/g, "")
     .replace(/:\s*(string|number|boolean|void|Promise<[^>]*>)/g, "")
     .replace(/\s+/g, " ")
     .replace(/ ?([{}();,=:<>+*?|&]) ?/g, "$1");
@@ -833,7 +837,11 @@ const gen = {
           for (let j = 0; j < k; j++)
             msg += rng.chance(0.7)
               ? rng.pick(emoji)
-              : randomAstral(rng, rng.chance(0.5) ? 0x1f300 : 0x1f900, rng.chance(0.5) ? 0x1f5ff : 0x1f9ff);
+              : randomAstral(
+                  rng,
+                  rng.chance(0.5) ? 0x1f300 : 0x1f900,
+                  rng.chance(0.5) ? 0x1f5ff : 0x1f9ff,
+                );
           msg += " ";
         }
       }
@@ -852,7 +860,9 @@ const gen = {
         case 3: {
           let s = "";
           for (let i = 0; i < rng.range(5, 30); i++)
-            s += rng.chance(0.5) ? String.fromCharCode(rng.int(32)) : rng.pick(['"', "\\", "'", "\t", "\r\n", "\x7f", "`"]);
+            s += rng.chance(0.5)
+              ? String.fromCharCode(rng.int(32))
+              : rng.pick(['"', "\\", "'", "\t", "\r\n", "\x7f", "`"]);
           return `${s}${rng.pick(EN_COMMON)}\n`;
         }
         case 4:
@@ -910,7 +920,45 @@ const gen = {
   randomAscii(seed, n) {
     let printable = "";
     for (let c = 0x21; c < 0x7f; c++) printable += String.fromCharCode(c);
-    return build(new Rng(seed, "rndascii"), n, (rng) => `${rng.chars(printable, rng.range(8, 64))}\n`);
+    return build(
+      new Rng(seed, "rndascii"),
+      n,
+      (rng) => `${rng.chars(printable, rng.range(8, 64))}\n`,
+    );
+  },
+  numbersSpaced(seed, n) {
+    return build(new Rng(seed, "numspaced"), n, (rng) => {
+      if (rng.chance(0.5)) {
+        const cols = rng.range(3, 10);
+        const row = [];
+        for (let i = 0; i < cols; i++)
+          row.push(
+            rng.chance(0.5)
+              ? String(rng.int(10 ** rng.range(1, 6)))
+              : (rng.next() * 200 - 100).toFixed(rng.range(1, 4)),
+          );
+        return `${row.join(rng.pick([" ", "  ", "\t"]))}\n`;
+      }
+      return `${rng.pick(["root", "www-data", "postgres", "node"]).padEnd(9)} ${String(rng.int(99999)).padStart(6)} ${(rng.next() * 100).toFixed(1).padStart(5)} ${(rng.next() * 10).toFixed(1).padStart(4)} ${String(rng.int(9999999)).padStart(8)} ${String(rng.int(999999)).padStart(7)} pts/${rng.int(9)}    ${rng.pick(["Ss", "R+", "S", "Sl"]).padEnd(4)} ${String(rng.int(24)).padStart(2, "0")}:${String(rng.int(60)).padStart(2, "0")}   ${rng.int(60)}:${String(rng.int(60)).padStart(2, "0")} ${rng.pick(["node server.js", "/usr/bin/python3 -m http.server 8080", "postgres: writer", "bash"])}\n`;
+    });
+  },
+  randomIds(seed, n) {
+    const b32 = "abcdefghijklmnopqrstuvwxyz234567";
+    const lower = "abcdefghijklmnopqrstuvwxyz";
+    return build(new Rng(seed, "ids"), n, (rng) => {
+      switch (rng.int(5)) {
+        case 0:
+          return `${rng.chars(`${ALNUM}_-`, 21)}\n`;
+        case 1:
+          return `ipfs://baf${rng.chars(b32, 56)}\n`;
+        case 2:
+          return `${rng.chars(lower, rng.range(6, 16))}.${rng.pick(["com", "net", "io"])}\n`;
+        case 3:
+          return `sk_live_${rng.chars(ALNUM, 32)}\n`;
+        default:
+          return `${rng.pick(IDENT_WORDS)}-${rng.chars(lower, 5)}-${rng.chars(lower, 5)}\n`;
+      }
+    });
   },
   codeWithCjk(seed, n) {
     return build(new Rng(seed, "codecjk"), n, (rng) => {
@@ -939,6 +987,7 @@ export const KINDS = [
   ["json-pretty", false, "pretty-printed JSON (2 spaces)", gen.jsonPretty],
   ["jsonl", true, "JSON Lines", gen.jsonl],
   ["csv-numbers", false, "CSV of integers, decimals and exponents", gen.csvNumbers],
+  ["numbers-spaced", false, "space- and tab-separated numbers, ps-style tables", gen.numbersSpaced],
   ["csv-mixed", false, "CSV of names, emails, cities, dates, notes", gen.csvMixed],
   ["markdown-prose", false, "Markdown: headings, lists, links, code fences", gen.markdownProse],
   ["markdown-table", false, "Markdown pipe tables, padded cells", gen.markdownTable],
@@ -965,6 +1014,12 @@ export const KINDS = [
   ["whitespace", false, "indentation, tabs, aligned columns, blank lines", gen.whitespace],
   ["repeated", false, "long runs of one character or pair", gen.repeated],
   ["random-ascii", false, "random printable ASCII (keys, passwords)", gen.randomAscii],
+  [
+    "random-ids",
+    false,
+    "random ids: nanoid, base32, random lowercase names, API keys",
+    gen.randomIds,
+  ],
   ["latex", true, "LaTeX with math", gen.latex],
   ["diff", false, "unified diffs of TypeScript", gen.diff],
   ["code-with-cjk", true, "TypeScript with Chinese comments and Japanese strings", gen.codeWithCjk],
@@ -983,4 +1038,3 @@ export function fakeEnvelope(seed, kindName, content, hasMore) {
     next_cursor: hasMore ? rng.chars(B64URL, rng.range(40, 100)) : null,
   };
 }
-

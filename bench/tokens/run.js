@@ -1,0 +1,315 @@
+/**
+ * @module
+ * `npm run bench:tokens`: how well each estimator keeps real pages within their budget.
+ *
+ * Writes one sample of every corpus kind (bench/tokens/corpus.js) into a temporary directory,
+ * starts the real server over stdio (`node bin/pagewise.js serve --root DIR --estimator NAME`),
+ * pages every file with the `read` tool at several budgets, following `next_cursor` to the end,
+ * and counts each returned text block (the exact JSON page the model sees) with the o200k and
+ * cl100k tokenizers. Prints a table and rewrites the results section of docs/tokens.md.
+ *
+ * Options:
+ *   --estimators default,openviking   estimators to run (the first is the one the doc is about)
+ *   --budgets 300,1000,4000           max_tokens values
+ *   --chars 48000                     approximate size of each kind's sample, in UTF-16 units
+ *   --seed 20260                      corpus seed (the estimator was tuned on other seeds)
+ *   --kinds a,b                       only these kinds
+ *   --simulate                        no server: fit pages in-process (same rule, fake envelope)
+ *   --no-speed                        skip the speed measurement
+ *   --no-write                        print only; leave docs/tokens.md alone
+ */
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { createEstimator } from "../../dist/core/estimate/index.js";
+import { fakeEnvelope, KINDS } from "./corpus.js";
+import { measureSpeeds, speedTable } from "./speed.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, "../..");
+const DOC = join(ROOT, "docs/tokens.md");
+const PLAIN = { disallowedSpecial: new Set() };
+const MARK_START = "<!-- bench:tokens results start -->";
+const MARK_END = "<!-- bench:tokens results end -->";
+
+function parseArgs(argv) {
+  const opts = {
+    estimators: ["default", "openviking"],
+    budgets: [300, 1000, 4000],
+    chars: 48_000,
+    seed: 20260,
+    kinds: null,
+    simulate: false,
+    speed: true,
+    write: true,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => argv[++i];
+    if (a === "--estimators") opts.estimators = next().split(",");
+    else if (a === "--budgets") opts.budgets = next().split(",").map(Number);
+    else if (a === "--chars") opts.chars = Number(next());
+    else if (a === "--seed") opts.seed = Number(next());
+    else if (a === "--kinds") opts.kinds = new Set(next().split(","));
+    else if (a === "--simulate") opts.simulate = true;
+    else if (a === "--no-speed") opts.speed = false;
+    else if (a === "--no-write") opts.write = false;
+    else throw new Error(`unknown option ${a}`);
+  }
+  return opts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paging
+
+/** Pages one file through the real server; returns the text blocks. */
+async function pageWithServer(client, path, maxTokens) {
+  const pages = [];
+  let args = { path, max_tokens: maxTokens };
+  for (;;) {
+    const result = await client.callTool({ name: "read", arguments: args });
+    const text = result.content?.[0]?.text;
+    if (result.isError || typeof text !== "string") {
+      throw new Error(`read ${path} @${maxTokens} failed: ${text ?? JSON.stringify(result)}`);
+    }
+    pages.push(text);
+    const page = JSON.parse(text);
+    if (!page.has_more) return pages;
+    args = { cursor: page.next_cursor, max_tokens: maxTokens };
+  }
+}
+
+/** In-process stand-in for the server: the longest code-point prefix whose page fits. */
+function pageSimulated(estimator, kindName, text, maxTokens, seed) {
+  const pages = [];
+  let start = 0;
+  let n = 0;
+  do {
+    const render = (end) =>
+      JSON.stringify(fakeEnvelope(seed + n, kindName, text.slice(start, end), end < text.length));
+    let lo = start + 1;
+    let hi = text.length;
+    let best = -1;
+    while (lo <= hi) {
+      let mid = (lo + hi) >> 1;
+      const unit = text.charCodeAt(mid);
+      if (mid < text.length && unit >= 0xdc00 && unit <= 0xdfff) mid++;
+      if (estimator.count(render(mid)) <= maxTokens) {
+        best = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (best < 0) throw new Error(`budget ${maxTokens} too small for ${kindName}`);
+    pages.push(render(best));
+    start = best;
+    n++;
+  } while (start < text.length);
+  return pages;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+function median(values) {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function measurePages(estimator, pages, maxTokens, stats) {
+  for (const text of pages) {
+    const o200k = countO200k(text, PLAIN);
+    const cl100k = countCl100k(text, PLAIN);
+    const estimate = estimator.count(text);
+    const page = JSON.parse(text);
+    stats.pages++;
+    if (o200k > maxTokens) stats.overO200k++;
+    if (cl100k > maxTokens) stats.overCl100k++;
+    if (estimate > maxTokens) stats.overOwn++;
+    stats.usedO200k.push(o200k / maxTokens);
+    stats.usedCl100k.push(cl100k / maxTokens);
+    stats.waste.push(estimate / o200k);
+    stats.wasteCl100k.push(estimate / cl100k);
+    if (page.has_more) stats.fill.push(estimate / maxTokens);
+    stats.content += page.content;
+  }
+}
+
+function newStats() {
+  return {
+    pages: 0,
+    overO200k: 0,
+    overCl100k: 0,
+    overOwn: 0,
+    usedO200k: [],
+    usedCl100k: [],
+    waste: [],
+    wasteCl100k: [],
+    fill: [],
+    content: "",
+  };
+}
+
+function summarize(stats) {
+  return {
+    pages: stats.pages,
+    overO200k: stats.overO200k,
+    overCl100k: stats.overCl100k,
+    overOwn: stats.overOwn,
+    usedO200kMedian: median(stats.usedO200k),
+    usedO200kMax: Math.max(...stats.usedO200k),
+    usedCl100kMedian: median(stats.usedCl100k),
+    usedCl100kMax: Math.max(...stats.usedCl100k),
+    wasteMedian: median(stats.waste),
+    wasteCl100kMedian: median(stats.wasteCl100k),
+    fillMedian: median(stats.fill),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One estimator over every kind
+
+async function runEstimator(name, kinds, samples, dir, opts) {
+  const estimator = await createEstimator(name);
+  let client;
+  if (!opts.simulate) {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, "bin/pagewise.js"), "serve", "--root", dir, "--estimator", name],
+      stderr: "ignore",
+    });
+    client = new Client({ name: "pagewise-bench-tokens", version: "1.0.0" });
+    await client.connect(transport);
+  }
+  const rows = [];
+  const all = newStats();
+  try {
+    for (const kind of kinds) {
+      const stats = newStats();
+      for (const budget of opts.budgets) {
+        const pages = opts.simulate
+          ? pageSimulated(estimator, kind.name, samples.get(kind.name), budget, opts.seed)
+          : await pageWithServer(client, `${kind.name}.txt`, budget);
+        stats.content = "";
+        measurePages(estimator, pages, budget, stats);
+        if (stats.content !== samples.get(kind.name)) {
+          throw new Error(
+            `${name}: pages of ${kind.name} @${budget} do not concatenate to the file`,
+          );
+        }
+      }
+      for (const key of Object.keys(all)) {
+        if (Array.isArray(all[key])) all[key].push(...stats[key]);
+        else if (typeof all[key] === "number") all[key] += stats[key];
+      }
+      const row = { kind: kind.name, heldOut: kind.heldOut, ...summarize(stats) };
+      rows.push(row);
+      process.stderr.write(
+        `${name.padEnd(10)} ${kind.name.padEnd(20)} pages ${String(row.pages).padStart(4)}  over o200k ${row.overO200k}  over cl100k ${row.overCl100k}  waste ${row.wasteMedian.toFixed(2)}\n`,
+      );
+    }
+  } finally {
+    await client?.close();
+  }
+  return { name, rows, total: summarize(all) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : "–");
+
+function table(result) {
+  const lines = [
+    "| kind | pages | over budget (o200k / cl100k) | budget used, o200k (median / max) | budget used, cl100k (median / max) | waste vs o200k (median) | waste vs cl100k (median) | page fill (median) |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  const row = (r, label) =>
+    `| ${label} | ${r.pages} | ${r.overO200k} / ${r.overCl100k} | ${f2(r.usedO200kMedian)} / ${f2(r.usedO200kMax)} | ${f2(r.usedCl100kMedian)} / ${f2(r.usedCl100kMax)} | ${f2(r.wasteMedian)} | ${f2(r.wasteCl100kMedian)} | ${f2(r.fillMedian)} |`;
+  for (const r of result.rows.filter((x) => !x.heldOut)) lines.push(row(r, r.kind));
+  const held = result.rows.filter((x) => x.heldOut);
+  if (held.length > 0) {
+    lines.push(`| **held out (never used for tuning):** | | | | | | | |`);
+    for (const r of held) lines.push(row(r, `${r.kind} *(held out)*`));
+  }
+  lines.push(row(result.total, "**all pages**"));
+  return lines.join("\n");
+}
+
+function renderResults(results, opts, speeds) {
+  const when = new Date().toISOString().slice(0, 10);
+  const mode = opts.simulate
+    ? "in-process simulation (pages fitted by the bench itself, fake envelope)"
+    : "the real server over stdio (`node bin/pagewise.js serve --root DIR --estimator NAME`, SDK client, tool `read`)";
+  const parts = [
+    MARK_START,
+    "",
+    `Generated by \`npm run bench:tokens\` on ${when}: ${mode}; corpus seed ${opts.seed}, about ${opts.chars} UTF-16 units per kind, budgets ${opts.budgets.join(", ")} tokens, every page of every file (${results[0].total.pages} pages for \`${results[0].name}\`). "Budget used" is real tokens / \`max_tokens\`; "waste" is the estimate / real tokens; "page fill" is the estimate / \`max_tokens\` over pages that are not the last one.`,
+    "",
+  ];
+  for (const result of results) {
+    parts.push(`### \`--estimator ${result.name}\``, "", table(result), "");
+  }
+  if (speeds) parts.push("### Speed", "", speedTable(speeds), "");
+  parts.push(MARK_END);
+  return parts.join("\n");
+}
+
+function writeDoc(results, opts, speeds) {
+  const section = renderResults(results, opts, speeds);
+  let doc;
+  try {
+    doc = readFileSync(DOC, "utf8");
+  } catch {
+    doc = `# Token estimation\n\n## Results\n\n${MARK_START}\n${MARK_END}\n`;
+  }
+  const a = doc.indexOf(MARK_START);
+  const b = doc.indexOf(MARK_END);
+  const next =
+    a >= 0 && b > a
+      ? doc.slice(0, a) + section + doc.slice(b + MARK_END.length)
+      : `${doc.trimEnd()}\n\n## Results\n\n${section}\n`;
+  writeFileSync(DOC, next);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const kinds = KINDS.filter((k) => !opts.kinds || opts.kinds.has(k.name));
+  const dir = mkdtempSync(join(tmpdir(), "pagewise-bench-tokens-"));
+  const samples = new Map();
+  try {
+    for (const kind of kinds) {
+      const text = kind.generate(opts.seed, opts.chars);
+      samples.set(kind.name, text);
+      writeFileSync(join(dir, `${kind.name}.txt`), text);
+    }
+    const results = [];
+    for (const name of opts.estimators) {
+      results.push(await runEstimator(name, kinds, samples, dir, opts));
+    }
+    const speeds = opts.speed ? await measureSpeeds() : null;
+    const out = renderResults(results, opts, speeds);
+    process.stdout.write(`${out}\n`);
+    if (opts.write) {
+      writeDoc(results, opts, speeds);
+      process.stderr.write(`wrote ${DOC}\n`);
+    }
+    const first = results[0].total;
+    if (first.overO200k + first.overCl100k > 0) process.exitCode = 1;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

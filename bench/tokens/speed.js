@@ -1,0 +1,102 @@
+/**
+ * @module
+ * Speed of each estimator, in MB/s of UTF-8 text counted (and millions of UTF-16 units per second).
+ *
+ * `npm run build --silent && node bench/tokens/speed.js` prints a table; bench/tokens/run.js calls
+ * `measureSpeeds` to put the same table into docs/tokens.md.
+ */
+
+import { cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { createEstimator } from "../../dist/core/estimate/index.js";
+import { KINDS } from "./corpus.js";
+
+const SAMPLES = [
+  ["ASCII (English prose, raw)", "english-prose", false, 1 << 20],
+  ["JSON page of minified JSON", "json-minified", true, 1 << 20],
+  ["JSON page of TypeScript", "typescript", true, 1 << 20],
+  ["JSON page of Chinese", "chinese", true, 1 << 19],
+];
+
+function sample(kindName, asPage, chars) {
+  const text = KINDS.find((k) => k.name === kindName).generate(7, chars);
+  return asPage
+    ? JSON.stringify({ uri: "file:///x", content: text, version: "v", has_more: false })
+    : text;
+}
+
+/**
+ * Counts per second of `count(text)`: the best of many timed calls over about `ms` milliseconds,
+ * after a warm-up. The best call is the one least disturbed by other work on a shared machine.
+ */
+function rate(count, text, ms) {
+  let sink = 0;
+  for (let i = 0; i < 5; i++) sink += count(text); // warm-up: let the JIT settle
+  const end = process.hrtime.bigint() + BigInt(ms) * 1_000_000n;
+  let best = Number.POSITIVE_INFINITY;
+  do {
+    const start = process.hrtime.bigint();
+    sink += count(text);
+    best = Math.min(best, Number(process.hrtime.bigint() - start));
+  } while (process.hrtime.bigint() < end);
+  if (sink < 0) throw new Error("unreachable");
+  return 1e9 / best;
+}
+
+/** Measures every estimator on every sample. */
+export async function measureSpeeds({ names = ["default", "openviking", "o200k", "cl100k"] } = {}) {
+  const texts = SAMPLES.map(([label, kind, asPage, chars]) => ({
+    label,
+    text: sample(kind, asPage, chars),
+  }));
+  const rows = [];
+  for (const name of names) {
+    const estimator = await createEstimator(name);
+    const exact = name === "o200k" || name === "cl100k";
+    for (const { label, text } of texts) {
+      // Perf: the tokenizers run at a few MB/s; a 64 KiB slice is plenty to time them.
+      const t = exact ? text.slice(0, 1 << 16) : text;
+      const perSecond = rate((s) => estimator.count(s), t, exact ? 1500 : 1000);
+      rows.push({
+        estimator: name,
+        sample: label,
+        mbPerSecond: (Buffer.byteLength(t) * perSecond) / 1e6,
+        unitsPerSecond: (t.length * perSecond) / 1e6,
+      });
+    }
+  }
+  return {
+    rows,
+    node: process.version,
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    load: loadavg()[0],
+  };
+}
+
+/** The speed table in Markdown. */
+export function speedTable(speeds) {
+  const samples = [...new Set(speeds.rows.map((r) => r.sample))];
+  const names = [...new Set(speeds.rows.map((r) => r.estimator))];
+  const lines = [
+    `| estimator | ${samples.join(" | ")} |`,
+    `|---|${samples.map(() => "--:").join("|")}|`,
+  ];
+  for (const name of names) {
+    const cells = samples.map((s) => {
+      const r = speeds.rows.find((x) => x.estimator === name && x.sample === s);
+      return `${r.mbPerSecond.toFixed(r.mbPerSecond < 10 ? 1 : 0)} MB/s (${r.unitsPerSecond.toFixed(r.unitsPerSecond < 10 ? 1 : 0)} M units/s)`;
+    });
+    lines.push(`| \`${name}\` | ${cells.join(" | ")} |`);
+  }
+  lines.push(
+    "",
+    `Best of many timed calls after a warm-up; Node ${speeds.node}, ${speeds.cpu}, ${speeds.cores} cores, load average ${speeds.load.toFixed(1)} while measuring (on a busy machine every number is lower).`,
+  );
+  return lines.join("\n");
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const speeds = await measureSpeeds();
+  process.stdout.write(`${speedTable(speeds)}\n`);
+}

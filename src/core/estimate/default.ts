@@ -1,0 +1,506 @@
+import type { Estimator } from "./estimator.js";
+
+/**
+ * @module
+ * The `default` estimator: cheap, deterministic, and conservative against real tokenizers.
+ *
+ * It reads the text once, one UTF-16 unit at a time (a `charCodeAt` loop over table lookups), and
+ * charges every character a cost by class plus a cost for every *piece*: a run of one group of
+ * characters, which is roughly what the o200k and cl100k pre-tokenizers cut text into before byte-pair
+ * merging (letters, digits in groups of three, punctuation runs, whitespace, escapes, each script).
+ * Letter and punctuation bigrams that rarely occur inside vocabulary tokens (what random ids, hashes
+ * and base64 are made of) cost extra; so do very long pieces. Costs are integers in 1/1024 token and
+ * the result is rounded up once, at the end.
+ *
+ * The constants were fitted by a linear program over a synthetic corpus of JSON pages
+ * (bench/tokens/corpus.js): smallest mean over-estimate against o200k subject to the estimate being
+ * at least 5% above both the o200k and the cl100k count on every training page and on a set of
+ * adversarial strings, with hard floors where both tokenizers are known to need a token (each group
+ * of up to three digits, each letter escape such as `\n`). Characters of scripts that were not
+ * measured are charged their UTF-8 byte count, an upper bound for byte-level BPE.
+ * docs/tokens.md has the method, the per-kind results and the known limits.
+ *
+ * Properties the tests check:
+ * - `count("") === 0`; deterministic.
+ * - Prefix-monotone: every character only adds cost, and no character's cost depends on what
+ *   follows it, so `count(a) <= count(a + b)`.
+ * - Every UTF-16 unit costs at least 1/8 token, so one token never covers more than 8 units
+ *   (`maxUnitsPerToken`).
+ */
+
+// Character classes.
+const SPACE = 0; // U+0020
+const LOWER = 1; // a-z
+const UPPER = 2; // A-Z
+const DIGIT = 3; // 0-9
+const PUNCT = 4; // other printable ASCII
+const BACKSLASH = 5; // a backslash (starts an escape)
+const ESCL = 6; // the letter of a letter escape (\n, \t, \u…)
+const CTRL = 7; // raw ASCII control characters (never in a JSON page: JSON escapes them)
+const BSP = 8; // the punctuation character of a punctuation escape (\" \\ \/)
+const LATINX = 9; // accented Latin letters (Latin-1, Extended-A/B, IPA, Extended Additional)
+const MARK = 10; // combining diacritics
+const SYM2 = 11; // Latin-1 symbols and spacing modifiers
+const GREEK = 12; // Greek
+const CYRILLIC = 13; // Cyrillic
+const ARMENIAN = 14; // Armenian
+const HEBREW = 15; // Hebrew
+const ARABIC = 16; // Arabic
+const OTHER2 = 17; // other two-byte scripts (unmeasured: byte bound)
+const INDIC = 18; // Devanagari
+const THAI = 19; // Thai
+const GEORGIAN = 20; // Georgian
+const HANGUL = 21; // Hangul
+const KANA = 22; // Kana
+const CJK = 23; // CJK unified ideographs
+const CJKA = 24; // CJK Extension A
+const CJKPUNCT = 25; // CJK and full-width punctuation
+const GENPUNCT = 26; // general punctuation (— “ ” …)
+const SYM3 = 27; // arrows, math, box drawing, dingbats
+const VS = 28; // variation selectors
+const OTHER3 = 29; // other BMP characters (unmeasured: byte bound)
+const EMOJI = 30; // emoji (U+1F000–1FBFF), charged on the high surrogate
+const CJKB = 31; // CJK Extension B and beyond (planes 2–3)
+const ASTRAL = 32; // other astral characters (byte bound)
+const LONE = 33; // a lone low surrogate
+const CLASS_COUNT = 34;
+
+// Piece groups: a change of group starts a new piece (a pre-token, roughly).
+const G_START = 0;
+const G_SPACE = 1;
+const G_LATIN = 2;
+const G_DIGIT = 3;
+const G_PUNCT = 4;
+const G_ESC = 5;
+const G_BS = 6;
+const G_CTRL = 7;
+const G_GREEK = 8;
+const G_CYRILLIC = 9;
+const G_ARMENIAN = 10;
+const G_HEBREW = 11;
+const G_ARABIC = 12;
+const G_INDIC = 13;
+const G_THAI = 14;
+const G_GEORGIAN = 15;
+const G_HANGUL = 16;
+const G_CJK = 17;
+const G_CJKPUNCT = 18;
+const G_SYM = 19;
+const G_EMOJI = 20;
+const G_OTHER = 21;
+const GROUP_COUNT = 22;
+
+/** Sub-units per token: every cost is an integer count of 1/1024 token. */
+const SUB = 1024;
+/** Characters of one piece beyond this count pay the group's long-run cost. */
+const LONG_AFTER = 12;
+
+/** Cost of one character (for astral characters: of the surrogate pair), by class. */
+const CHAR_COST: readonly number[] = [
+  128, // SPACE
+  128, // LOWER
+  128, // UPPER
+  128, // DIGIT
+  504, // PUNCT
+  128, // BACKSLASH
+  128, // ESCL
+  1024, // CTRL
+  358, // BSP
+  1143, // LATINX
+  2048, // MARK
+  2048, // SYM2
+  1127, // GREEK
+  279, // CYRILLIC
+  2048, // ARMENIAN
+  897, // HEBREW
+  833, // ARABIC
+  2048, // OTHER2
+  1097, // INDIC
+  808, // THAI
+  2159, // GEORGIAN
+  827, // HANGUL
+  926, // KANA
+  924, // CJK
+  3072, // CJKA
+  128, // CJKPUNCT
+  128, // GENPUNCT
+  1127, // SYM3
+  797, // VS
+  3072, // OTHER3
+  2941, // EMOJI
+  4096, // CJKB
+  4096, // ASTRAL
+  3072, // LONE
+];
+
+/** Cost of starting a piece of a group, by group (before the adjustments below). */
+const PIECE_COST: readonly number[] = [
+  0, 92, 677, 896, 277, 0, 785, 0, 0, 870, 1200, 1031, 0, 500, 1536, 825, 1021, 1536, 805, 0, 307,
+  0,
+];
+/** Extra cost of a piece of group `to` right after a piece of group `from` (digit boundaries). */
+const PIECE_AFTER: ReadonlyArray<readonly [from: number, to: number, cost: number]> = [
+  [G_SPACE, G_DIGIT, 805],
+  [G_DIGIT, G_SPACE, 383],
+  [G_DIGIT, G_LATIN, 247],
+  [G_DIGIT, G_BS, 16],
+  [G_PUNCT, G_DIGIT, 272],
+];
+/** Extra cost per character beyond LONG_AFTER in one piece, by group. */
+const LONG_COST: readonly number[] = [
+  0, 0, 384, 0, 0, 0, 0, 0, 1024, 772, 293, 1024, 1024, 1024, 286, 1024, 1024, 241, 0, 1024, 5, 0,
+];
+/** A fourth, seventh… digit of a run: a new group of three. */
+const DIGIT_GROUP_COST = 896;
+/** A lower-case letter followed by an upper-case one: a new piece (camelCase). */
+const CASE_CHANGE_COST = 839;
+/** An upper-case letter after an upper-case letter. */
+const UPPER_RUN_COST = 323;
+/** Letter and punctuation bigrams, by rarity (0 common, 1 rare, 2 very rare). */
+const LETTER_RARITY_COST: readonly number[] = [0, 7, 1418];
+const PUNCT_RARITY_COST: readonly number[] = [0, 0, 1221];
+
+/**
+ * Rarity of each letter bigram (case-folded), row = first letter a–z, column = second letter:
+ * 0 if at least 300 tokens of the o200k and cl100k vocabularies contain it, 1 if at least
+ * 50, else 2. Common bigrams are what words are made of; random strings hit rare ones.
+ */
+const LETTER_RARITY = [
+  "00001000000000101000000000",
+  "01110221012011012001022212",
+  "01010220020011012000022201",
+  "01100111012011012001011201",
+  "00000000010000000000000000",
+  "02110012022022022010022212",
+  "01110200021010012001021212",
+  "01210222022011012010011202",
+  "00000001100000001000101010",
+  "02210222121221022212022222",
+  "01210221021021012100021212",
+  "01100111011001012100001202",
+  "00110112022101002201021212",
+  "01000000010010011100001201",
+  "00000001010000001000000001",
+  "01110110022011002000022212",
+  "12222222222122222222022222",
+  "00000001020000001000001201",
+  "01010110020001001100010201",
+  "01010110021001012000010101",
+  "00000001010000102000111111",
+  "02220222022122022112122212",
+  "02110220022120022101122212",
+  "12020221022212102220122112",
+  "01110212122000002101121211",
+  "02220222022222022221121211",
+].join("");
+/** The 32 ASCII punctuation characters, in the order of PUNCT_RARITY's rows and columns. */
+const PUNCT_CHARS = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+/** Rarity of each punctuation bigram, as LETTER_RARITY (thresholds 20 and 4). */
+const PUNCT_RARITY = [
+  "00212211112111122102121222122212",
+  "10000101010000000010111001010101",
+  "11012212220211212222221222121222",
+  "21212210222221122222222122020222",
+  "20220211122211221212212222222222",
+  "22112121122122212222222222122222",
+  "20001101010000000000111001020101",
+  "00101000001210111122110121010121",
+  "10211100010000100101020102110102",
+  "11222210002111021111211122122212",
+  "20012201020101111212222112222222",
+  "20212101122011102122110122120222",
+  "21212211110101121100221222221211",
+  "20202201002110021112121111011222",
+  "10112201102100012110211121121211",
+  "20212201011001101112110101120222",
+  "20222112111212020122022122222202",
+  "01211221212212012010022221221222",
+  "20102100212201222100120122120222",
+  "20201100112111111010211122110212",
+  "10222211122021211100022222222212",
+  "20212221222222122222211222121222",
+  "20111101221111112222210101111222",
+  "20212211222221122122222022222222",
+  "10222211011010100101120102221202",
+  "22222221122222222222221120221222",
+  "21212210012111111122221221021122",
+  "22212221022121121122222212202212",
+  "10201211212211112222111122110102",
+  "21222221222212222212222122112022",
+  "20212201012011110020122102101202",
+  "22222222222212122212222222222220",
+].join("");
+
+const MIN_UNIT_COST = SUB / 8;
+
+// Perf: one 64 KiB table maps every UTF-16 unit to its class; the loop never branches on ranges.
+const CLASS_OF_UNIT = buildClassTable();
+const GROUP_OF_CLASS = new Uint8Array([
+  G_SPACE,
+  G_LATIN,
+  G_LATIN,
+  G_DIGIT,
+  G_PUNCT,
+  G_BS,
+  G_ESC,
+  G_CTRL,
+  G_PUNCT,
+  G_LATIN,
+  G_LATIN,
+  G_PUNCT,
+  G_GREEK,
+  G_CYRILLIC,
+  G_ARMENIAN,
+  G_HEBREW,
+  G_ARABIC,
+  G_OTHER,
+  G_INDIC,
+  G_THAI,
+  G_GEORGIAN,
+  G_HANGUL,
+  G_CJK,
+  G_CJK,
+  G_CJK,
+  G_CJKPUNCT,
+  G_SYM,
+  G_SYM,
+  G_EMOJI,
+  G_OTHER,
+  G_EMOJI,
+  G_CJK,
+  G_OTHER,
+  G_OTHER,
+]);
+const CHAR = Int32Array.from(CHAR_COST);
+const LONG = Int32Array.from(LONG_COST);
+const TRANSITION = buildTransitionTable();
+const LETTER_BIGRAM = buildRarityTable(LETTER_RARITY, LETTER_RARITY_COST);
+const PUNCT_BIGRAM = buildRarityTable(PUNCT_RARITY, PUNCT_RARITY_COST);
+/** Index of an ASCII punctuation character in PUNCT_CHARS, or -1. */
+const PUNCT_INDEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < PUNCT_CHARS.length; i++) PUNCT_INDEX[PUNCT_CHARS.charCodeAt(i)] = i;
+const BACKSLASH_PUNCT = PUNCT_INDEX[0x5c] * 32;
+/**
+ * Extra cost, by class, of a character that continues a repetition: the same as the two before it
+ * ("aaa", "жжж") or the pattern of the two before it ("abab"). Natural text almost never does this,
+ * while both tokenizers spend about a token per two ASCII characters, or per non-ASCII character, on
+ * such runs. Not fitted: set so that a repeating character costs at least that much.
+ */
+const REPEAT_COST = Int32Array.from(CHAR_COST, (cost, cls) => {
+  const floor =
+    cls === LOWER || cls === UPPER || cls === PUNCT
+      ? SUB / 2
+      : cls >= LATINX && cls <= VS
+        ? SUB
+        : 0;
+  return Math.max(0, floor - cost);
+});
+const REPEAT = REPEAT_COST;
+const REPEAT_COST_LOWER = REPEAT_COST[LOWER];
+const CHAR_LOWER = CHAR_COST[LOWER];
+const LONG_LATIN = LONG_COST[G_LATIN];
+
+function buildClassTable(): Uint8Array {
+  const t = new Uint8Array(0x10000).fill(OTHER3);
+  const fill = (lo: number, hi: number, cls: number) => t.fill(cls, lo, hi + 1);
+  fill(0x00, 0x1f, CTRL);
+  fill(0x21, 0x7e, PUNCT);
+  t[0x20] = SPACE;
+  fill(0x61, 0x7a, LOWER);
+  fill(0x41, 0x5a, UPPER);
+  fill(0x30, 0x39, DIGIT);
+  t[0x5c] = BACKSLASH;
+  t[0x7f] = CTRL;
+  fill(0x80, 0x7ff, OTHER2);
+  fill(0x80, 0xbf, SYM2);
+  fill(0xc0, 0x24f, LATINX);
+  t[0xd7] = SYM2;
+  t[0xf7] = SYM2;
+  fill(0x250, 0x2af, LATINX);
+  fill(0x2b0, 0x2ff, SYM2);
+  fill(0x300, 0x36f, MARK);
+  fill(0x370, 0x3ff, GREEK);
+  fill(0x400, 0x52f, CYRILLIC);
+  fill(0x530, 0x58f, ARMENIAN);
+  fill(0x590, 0x5ff, HEBREW);
+  fill(0x600, 0x6ff, ARABIC);
+  fill(0x750, 0x77f, ARABIC);
+  fill(0x900, 0x97f, INDIC);
+  fill(0xe00, 0xe7f, THAI);
+  fill(0x10a0, 0x10ff, GEORGIAN);
+  fill(0x1c90, 0x1cbf, GEORGIAN);
+  fill(0x2d00, 0x2d2f, GEORGIAN);
+  fill(0x1100, 0x11ff, HANGUL);
+  fill(0x3130, 0x318f, HANGUL);
+  fill(0xac00, 0xd7af, HANGUL);
+  fill(0x1e00, 0x1eff, LATINX);
+  fill(0x1f00, 0x1fff, GREEK);
+  fill(0x2000, 0x206f, GENPUNCT);
+  fill(0x2070, 0x2bff, SYM3);
+  fill(0x3000, 0x303f, CJKPUNCT);
+  fill(0x3040, 0x30ff, KANA);
+  fill(0x31f0, 0x31ff, KANA);
+  fill(0x3400, 0x4dbf, CJKA);
+  fill(0x4e00, 0x9fff, CJK);
+  fill(0xf900, 0xfaff, CJK);
+  fill(0xfe00, 0xfe0f, VS);
+  fill(0xfb50, 0xfdff, ARABIC);
+  fill(0xfe70, 0xfeff, ARABIC);
+  fill(0xff00, 0xffef, CJKPUNCT);
+  // A high surrogate already tells the block of the astral character (1 KiB of code points).
+  fill(0xd800, 0xdbff, ASTRAL);
+  fill(0xd83c, 0xd83e, EMOJI);
+  fill(0xd840, 0xd8bf, CJKB);
+  fill(0xdc00, 0xdfff, LONE);
+  return t;
+}
+
+function buildTransitionTable(): Int32Array {
+  const t = new Int32Array(GROUP_COUNT * GROUP_COUNT);
+  for (let from = 0; from < GROUP_COUNT; from++) {
+    for (let to = 0; to < GROUP_COUNT; to++) t[from * GROUP_COUNT + to] = PIECE_COST[to];
+  }
+  for (const [from, to, cost] of PIECE_AFTER) t[from * GROUP_COUNT + to] += cost;
+  return t;
+}
+
+function buildRarityTable(rarity: string, costs: readonly number[]): Int32Array {
+  const t = new Int32Array(rarity.length);
+  for (let i = 0; i < rarity.length; i++) t[i] = costs[rarity.charCodeAt(i) - 0x30];
+  return t;
+}
+
+/**
+ * Estimated tokens of `text` under the `default` estimator (see the module comment).
+ */
+export function countDefault(text: string): number {
+  // Perf: the tables in locals, loaded once per call instead of once per character.
+  const classOf = CLASS_OF_UNIT;
+  const groupOf = GROUP_OF_CLASS;
+  const charCost = CHAR;
+  const transition = TRANSITION;
+  const letterBigram = LETTER_BIGRAM;
+  const length = text.length;
+  let cost = 0;
+  let group = G_START;
+  let cls = SPACE; // class of the previous character
+  let pos = 0; // characters so far in the current piece
+  let letter = -1; // previous character as a letter 0–25, or -1
+  let c1 = -1; // the previous three UTF-16 units, for repetitions
+  let c2 = -1;
+  let c3 = -1;
+  let punct = -1; // previous character's index in PUNCT_CHARS, or -1
+  let afterHigh = false; // previous unit was a high surrogate (its pair was charged with it)
+  // Perf: a single indexed loop over table lookups; no regex, no iterator, no allocation.
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (group === G_BS) {
+      // The character after a backslash: a letter escape (\n, \t, \u…) or a punctuation escape.
+      const folded = c | 0x20;
+      if (folded >= 0x61 && folded <= 0x7a) {
+        cost += charCost[ESCL];
+        group = G_ESC;
+        pos = 2;
+        continue;
+      }
+      const p = c < 0x80 ? PUNCT_INDEX[c] : -1;
+      if (p >= 0) {
+        cost += charCost[BSP] + PUNCT_BIGRAM[BACKSLASH_PUNCT + p];
+        group = G_PUNCT;
+        cls = BSP;
+        punct = p;
+        pos = 2;
+        continue;
+      }
+    }
+    if (afterHigh) {
+      afterHigh = false;
+      if (c >= 0xdc00 && c <= 0xdfff) continue; // the low half of a pair: paid with the high half
+    }
+    if (c === 0x5c) {
+      cost += charCost[BACKSLASH] + transition[group * GROUP_COUNT + G_BS];
+      group = G_BS;
+      cls = BACKSLASH;
+      letter = -1;
+      punct = -1;
+      pos = 1;
+      continue;
+    }
+    const k = classOf[c];
+    if (k === LOWER && group === G_LATIN && pos > 0) {
+      // Perf: a run of lower-case letters inside a word, the most common case, in a tight inner
+      // loop (the general path below computes the same cost, one letter at a time).
+      let x = c;
+      for (;;) {
+        const l = x - 0x61;
+        if (letter >= 0) cost += letterBigram[letter * 26 + l];
+        if (x === c2 && (x === c1 || c1 === c3)) cost += REPEAT_COST_LOWER;
+        c3 = c2;
+        c2 = c1;
+        c1 = x;
+        letter = l;
+        if (++pos > LONG_AFTER) cost += LONG_LATIN;
+        cost += CHAR_LOWER;
+        if (i + 1 >= length) break;
+        const y = text.charCodeAt(i + 1);
+        if (y < 0x61 || y > 0x7a) break;
+        i++;
+        x = y;
+      }
+      cls = LOWER;
+      continue;
+    }
+    const g = groupOf[k];
+    if (g !== group) {
+      cost += transition[group * GROUP_COUNT + g];
+      pos = 0;
+    } else if (k === UPPER && (cls === LOWER || cls === LATINX)) {
+      cost += CASE_CHANGE_COST;
+      pos = 0;
+    } else if (k === DIGIT && pos % 3 === 0) {
+      cost += DIGIT_GROUP_COST;
+    }
+    if (k <= UPPER && k >= LOWER) {
+      const l = (c | 0x20) - 0x61;
+      if (pos > 0) {
+        if (k === UPPER && cls === UPPER) cost += UPPER_RUN_COST;
+        if (letter >= 0) cost += letterBigram[letter * 26 + l];
+      }
+      letter = l;
+      punct = -1;
+    } else {
+      letter = -1;
+      const p = c < 0x80 ? PUNCT_INDEX[c] : -1;
+      if (p >= 0 && pos > 0 && punct >= 0) cost += PUNCT_BIGRAM[punct * 32 + p];
+      punct = p;
+      if (c >= 0xd800 && c <= 0xdbff) afterHigh = true;
+    }
+    if (c === c2 && (c === c1 || c1 === c3)) cost += REPEAT[k];
+    c3 = c2;
+    c2 = c1;
+    c1 = c;
+    pos++;
+    if (pos > LONG_AFTER && g !== G_DIGIT) cost += LONG[g];
+    cost += charCost[k];
+    cls = k;
+    group = g;
+  }
+  // Perf: integer arithmetic instead of Math.ceil (a property load that has no type feedback yet
+  // when a long first call leaves its on-stack-replaced loop, which deoptimizes the function).
+  const remainder = cost % SUB;
+  return (cost - remainder) / SUB + (remainder > 0 ? 1 : 0);
+}
+
+export const defaultEstimator: Estimator = {
+  name: "default",
+  count: countDefault,
+  maxUnitsPerToken: SUB / MIN_UNIT_COST,
+};
+
+/** For tests: the smallest cost of one UTF-16 unit, in 1/1024 token, and the tables' invariants. */
+export const DEFAULT_ESTIMATOR_INTERNALS = {
+  SUB,
+  MIN_UNIT_COST,
+  charCosts: CHAR_COST,
+  classCount: CLASS_COUNT,
+} as const;
