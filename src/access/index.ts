@@ -4,6 +4,17 @@
  */
 export type { Caller } from "./caller.js";
 export {
+  AUTH_FILE_POLL_MS,
+  AuthFileError,
+  AuthFileVerifier,
+  type AuthFileVerifierOptions,
+  bearerToken,
+  type Identity,
+  parseAuthFile,
+  type TokenVerifier,
+  tokenSha256,
+} from "./identities.js";
+export {
   isInside,
   type OpenedFile,
   openFileConfined,

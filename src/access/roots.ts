@@ -18,9 +18,15 @@ export class Roots {
   /** Canonical (real) root directories. */
   readonly dirs: readonly string[];
 
-  constructor(dirs: readonly string[]) {
-    if (dirs.length === 0)
+  /** Roots that contain nothing: every path and every cursor is ACCESS_DENIED. */
+  static none(): Roots {
+    return new Roots([], { allowEmpty: true });
+  }
+
+  constructor(dirs: readonly string[], options: { allowEmpty?: boolean } = {}) {
+    if (dirs.length === 0 && !options.allowEmpty) {
       throw new PagewiseError("INVALID_ARGUMENT", "At least one root is required.");
+    }
     this.dirs = dirs.map((d) => {
       try {
         return realpathSync(d);
@@ -46,6 +52,11 @@ export class Roots {
   /** Lexical resolution of a `path` argument; throws ACCESS_DENIED when it lies outside every root. */
   resolve(pathArg: string | undefined): string {
     const raw = pathArg ?? "";
+    if (this.dirs.length === 0) {
+      throw new PagewiseError("ACCESS_DENIED", "This caller may not read any directory.", {
+        hint: "Ask the server's administrator to grant a root.",
+      });
+    }
     if (raw.includes("\0")) {
       throw new PagewiseError("ACCESS_DENIED", "The path contains a NUL byte.");
     }

@@ -15,16 +15,18 @@ import {
   PagewiseError,
   toPagewiseError,
 } from "../core/index.js";
-import { createEngine, createMcpServer } from "../mcp/index.js";
+import { createEngine, createMcpServer, runHttpServer } from "../mcp/index.js";
 import { parseArgs as parseToolArgs, TOOLS, type ToolContext } from "../tools/index.js";
 import { PACKAGE_VERSION } from "../version.js";
-import { loadCursorKey, settingsFrom, UsageError } from "./settings.js";
+import { httpSettingsFrom, loadCursorKey, settingsFrom, UsageError } from "./settings.js";
 
 const COMMON_HELP = `Budget and engine options:
   --estimator NAME          token estimator: ${ESTIMATOR_NAMES.join(", ")} (default: default)
   --default-max-tokens N    budget when a call gives no max_tokens (default 8000)
   --max-tokens-cap N        largest budget honoured; larger requests are lowered (default 100000)
   --max-read-tokens N       ceiling of read in line mode (default 25000)
+  --max-walk-entries N      directory entries one list/search walk may read (default 2000000)
+  --search-stall-ms N       stop a search whose regex makes no progress for N ms (default 5000)
   --cursor-key-file FILE    key that signs cursors (or set PAGEWISE_CURSOR_KEY)`;
 
 const HELP: Record<string, string> = {
@@ -32,7 +34,9 @@ const HELP: Record<string, string> = {
 
 Usage:
   pagewise serve --root DIR [--root DIR…] [options]   serve MCP over stdio
+  pagewise serve --http [HOST:]PORT [options]          serve MCP over HTTP (stateless, many replicas)
   pagewise read FILE [--max-tokens N] [--cursor C]      print one page of a file
+  pagewise tail FILE [--before C] [--after C] [--grep P]  newest records of a log or JSONL file
   pagewise help [COMMAND]                              this help, or a command's
 
 Run "pagewise COMMAND --help" for a command's options.`,
@@ -43,7 +47,20 @@ Without --cursor-key-file or PAGEWISE_CURSOR_KEY, cursors are signed with a rand
 with the process.
 
   --root DIR                directory the tools may read (repeatable; the first is the default)
-${COMMON_HELP}`,
+${COMMON_HELP}
+
+Serving over HTTP (Streamable HTTP at /mcp, stateless; GET /healthz; see docs/http.md):
+  --http [HOST:]PORT        serve over HTTP instead of stdio (HOST default 127.0.0.1; port 0 picks
+                            a free port, logged in the "listening" line)
+  --auth-file FILE          identities: {"identities":[{"name","token_sha256","roots":[DIR…]}]};
+                            requests need Authorization: Bearer TOKEN; re-read on change. Without
+                            it only loopback can be bound and every caller is "anonymous" (--root)
+  --allowed-host NAME       also accept this name in Host/Origin (repeatable; e.g. the proxy's)
+  --public-url URL          public base URL, for the OAuth resource metadata behind a proxy
+  --max-concurrent-scans N  tool calls run at once per process (default 16)
+  --scan-queue-ms N         wait for a free slot up to N ms, then RESOURCE_LIMIT_EXCEEDED (default 10000)
+  --max-body-bytes N        largest request body; larger is HTTP 413 (default 1048576)
+  --request-timeout-ms N    stop a request after N ms with RESOURCE_LIMIT_EXCEEDED (default 30000)`,
   read: `Usage: pagewise read FILE [options]
 
 Prints one page of FILE as JSON {uri, content, version, has_more, next_cursor}; run again with
@@ -57,6 +74,23 @@ Prints one page of FILE as JSON {uri, content, version, has_more, next_cursor}; 
   --root DIR                directory that confines the read (default: the current directory)
 ${COMMON_HELP}
 Terminal commands keep their cursor key in ~/.config/pagewise/cursor.key unless one is given.`,
+  tail: `Usage: pagewise tail FILE [options]
+
+Prints the newest records (lines) of FILE that fit the budget, oldest first, as JSON
+{uri, items:[{position, text, truncated?, partial?, line_cursor?}], has_earlier, earlier_cursor,
+has_later, later_cursor, version}. Run again with --before EARLIER_CURSOR to page back, or later
+with --after LATER_CURSOR to get the records appended since. See docs/tail.md.
+
+  --before C                records before a previous page (its earlier_cursor)
+  --after C                 records after a previous page (its later_cursor), appended ones included
+  --from-start              begin at the first record instead of the newest
+  --grep P                  only records containing P, or matching the regex /P/flags
+  --limit N                 most records per page (default 50, at most 1000)
+  --max-chars-per-item N    clamp longer records (default 2000); read the rest via line_cursor
+  --max-tokens N            token budget of the page
+  --root DIR                directory that confines the read (default: the current directory)
+${COMMON_HELP}
+Terminal commands keep their cursor key in ~/.config/pagewise/cursor.key unless one is given.`,
 };
 
 const ENGINE_OPTIONS = {
@@ -64,9 +98,22 @@ const ENGINE_OPTIONS = {
   "default-max-tokens": { type: "string" },
   "max-tokens-cap": { type: "string" },
   "max-read-tokens": { type: "string" },
+  "max-walk-entries": { type: "string" },
+  "search-stall-ms": { type: "string" },
   "cursor-key-file": { type: "string" },
   root: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
+} as const;
+
+const HTTP_OPTIONS = {
+  http: { type: "string" },
+  "auth-file": { type: "string" },
+  "allowed-host": { type: "string", multiple: true },
+  "public-url": { type: "string" },
+  "max-concurrent-scans": { type: "string" },
+  "scan-queue-ms": { type: "string" },
+  "max-body-bytes": { type: "string" },
+  "request-timeout-ms": { type: "string" },
 } as const;
 
 /** Exit statuses for the CLI, by error code (usage errors are 2, like most tools). */
@@ -143,9 +190,33 @@ async function engineFrom(values: Record<string, unknown>, persistentKey: boolea
 }
 
 async function serve(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: ENGINE_OPTIONS, allowPositionals: false });
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...ENGINE_OPTIONS, ...HTTP_OPTIONS },
+    allowPositionals: false,
+  });
   if (values.help) {
     process.stdout.write(`${HELP.serve}\n`);
+    return 0;
+  }
+  if (values.http !== undefined) {
+    const { verifier, ...http } = httpSettingsFrom(values);
+    const engine = await engineFrom(values, false);
+    try {
+      await runHttpServer({
+        engine,
+        ...http,
+        ...(verifier ? { verifier: verifier.watch() } : {}),
+        ephemeralKey: values["cursor-key-file"] === undefined && !process.env.PAGEWISE_CURSOR_KEY,
+        onClose: () => verifier?.close(),
+      });
+    } catch (err) {
+      verifier?.close();
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL")
+        throw new UsageError(`cannot listen on ${http.host}:${http.port} (${code})`);
+      throw err;
+    }
     return 0;
   }
   if (!values.root || values.root.length === 0)

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { AuthFileVerifier, type Caller, Roots } from "../access/index.js";
 import {
   type CursorKey,
   cursorKeyFromSecret,
@@ -13,6 +14,15 @@ import {
   DEFAULT_MAX_TOKENS_CAP,
   ephemeralCursorKey,
 } from "../core/index.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT_SCANS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SCAN_QUEUE_MS,
+  isLoopbackHost,
+  parseListenAddress,
+} from "../mcp/index.js";
+import { DEFAULT_MAX_WALK_ENTRIES, DEFAULT_SEARCH_STALL_MS } from "../sources/index.js";
 import type { ToolSettings } from "../tools/index.js";
 
 export class UsageError extends Error {}
@@ -41,12 +51,22 @@ export function settingsFrom(values: Record<string, unknown>): ToolSettings {
     values["max-read-tokens"] as string | undefined,
     DEFAULT_MAX_READ_TOKENS,
   );
+  const maxWalkEntries = positiveInt(
+    "max-walk-entries",
+    values["max-walk-entries"] as string | undefined,
+    DEFAULT_MAX_WALK_ENTRIES,
+  );
+  const searchStallMs = positiveInt(
+    "search-stall-ms",
+    values["search-stall-ms"] as string | undefined,
+    DEFAULT_SEARCH_STALL_MS,
+  );
   if (defaultMaxTokens > maxTokensCap) {
     throw new UsageError(
       `--default-max-tokens (${defaultMaxTokens}) is above --max-tokens-cap (${maxTokensCap})`,
     );
   }
-  return { defaultMaxTokens, maxTokensCap, maxReadTokens };
+  return { defaultMaxTokens, maxTokensCap, maxReadTokens, maxWalkEntries, searchStallMs };
 }
 
 /**
@@ -75,4 +95,95 @@ export function loadCursorKey(keyFile: string | undefined, persistentFallback: b
     writeFileSync(file, key.secret.toString("base64"), { mode: 0o600, flag: "wx" });
   }
   return cursorKeyFromSecret(readFileSync(file, "utf8"));
+}
+
+/** What `serve --http` needs besides the engine, validated once at start. */
+export interface HttpServeSettings {
+  host: string;
+  port: number;
+  /** Set with `--auth-file`; its watcher is started by the caller. */
+  verifier?: AuthFileVerifier;
+  /** The caller of every request without `--auth-file` (roots from `--root`). */
+  anonymous?: Caller;
+  allowedHosts: string[];
+  publicUrl?: string;
+  maxConcurrentScans: number;
+  scanQueueMs: number;
+  maxBodyBytes: number;
+  requestTimeoutMs: number;
+}
+
+/**
+ * Options of `serve --http`. Refuses (as a usage error, exit 2) a non-loopback address without
+ * `--auth-file`, and `--root` together with `--auth-file` (roots then come from the file).
+ */
+export function httpSettingsFrom(values: Record<string, unknown>): HttpServeSettings {
+  let listen: { host: string; port: number };
+  try {
+    listen = parseListenAddress(values.http as string);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const authFile = values["auth-file"] as string | undefined;
+  const rootDirs = (values.root as string[] | undefined) ?? [];
+  if (authFile === undefined && !isLoopbackHost(listen.host)) {
+    throw new UsageError(
+      `refusing to serve on ${listen.host} without --auth-file: anyone who can reach that address could read the roots. Bind a loopback address (127.0.0.1, ::1, localhost), or give --auth-file FILE so every request must carry a bearer token.`,
+    );
+  }
+  if (authFile !== undefined && rootDirs.length > 0) {
+    throw new UsageError(
+      "--root is not used with --auth-file: each identity's roots come from the auth file",
+    );
+  }
+  let verifier: AuthFileVerifier | undefined;
+  let anonymous: Caller | undefined;
+  if (authFile !== undefined) {
+    try {
+      verifier = new AuthFileVerifier(authFile, {
+        log: (event) =>
+          process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...event })}\n`),
+      });
+    } catch (err) {
+      throw new UsageError(`--auth-file: ${(err as Error).message}`);
+    }
+  } else {
+    if (rootDirs.length === 0)
+      throw new UsageError("serve needs at least one --root DIR (or --auth-file FILE)");
+    try {
+      anonymous = { identity: "anonymous", roots: new Roots(rootDirs) };
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  const publicUrl = values["public-url"] as string | undefined;
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl))
+    throw new UsageError(`--public-url takes an http(s) URL (got "${publicUrl}")`);
+  const scanQueue = values["scan-queue-ms"] as string | undefined;
+  const scanQueueMs = scanQueue === undefined ? DEFAULT_SCAN_QUEUE_MS : Number(scanQueue);
+  if (!Number.isInteger(scanQueueMs) || scanQueueMs < 0)
+    throw new UsageError(`--scan-queue-ms takes a whole number ≥ 0 (got "${scanQueue}")`);
+  return {
+    ...listen,
+    ...(verifier ? { verifier } : {}),
+    ...(anonymous ? { anonymous } : {}),
+    allowedHosts: (values["allowed-host"] as string[] | undefined) ?? [],
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
+    maxConcurrentScans: positiveInt(
+      "max-concurrent-scans",
+      values["max-concurrent-scans"] as string | undefined,
+      DEFAULT_MAX_CONCURRENT_SCANS,
+    ),
+    scanQueueMs,
+    maxBodyBytes: positiveInt(
+      "max-body-bytes",
+      values["max-body-bytes"] as string | undefined,
+      DEFAULT_MAX_BODY_BYTES,
+    ),
+    requestTimeoutMs: positiveInt(
+      "request-timeout-ms",
+      values["request-timeout-ms"] as string | undefined,
+      DEFAULT_REQUEST_TIMEOUT_MS,
+    ),
+  };
 }

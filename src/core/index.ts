@@ -35,6 +35,7 @@ export {
   fitTextPrefix,
 } from "./fit/fit.js";
 export * from "./limits.js";
+export * from "./pager/index.js";
 export {
   completeUtf8Length,
   FINGERPRINT_BYTES,

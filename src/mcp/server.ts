@@ -14,7 +14,9 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import type { Caller } from "../access/index.js";
 import { type CursorCodec, type Estimator, FileVersions, toPagewiseError } from "../core/index.js";
@@ -48,6 +50,13 @@ export interface ServerHooks {
   onCall?: (record: CallRecord) => void;
 }
 
+/**
+ * One validator for every server instance: the HTTP transport builds a server per request, and the
+ * SDK would otherwise compile a fresh Ajv for each (it is only used for elicitation, which pagewise
+ * never sends).
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+
 const TOOL_LIST = TOOLS.map((tool) => ({
   name: tool.name,
   title: tool.title,
@@ -68,6 +77,7 @@ export function createMcpServer(
     { name: "pagewise", version: PACKAGE_VERSION },
     {
       capabilities: { tools: {} },
+      jsonSchemaValidator: SHARED_VALIDATOR,
       instructions:
         "pagewise reads files, directories and large JSON in pages that fit a token budget. Pass next_cursor back to continue; cursors are bound to the content's version.",
     },
@@ -85,7 +95,15 @@ export function createMcpServer(
         const caller = resolveCaller(extra.authInfo);
         identity = caller.identity;
         const args = parseArgs(tool.input, request.params.arguments);
-        const text = await tool.run(args, { ...engine, caller, signal: extra.signal });
+        const progressToken = request.params._meta?.progressToken;
+        const text = await tool.run(args, {
+          ...engine,
+          caller,
+          signal: extra.signal,
+          ...(progressToken !== undefined
+            ? { progress: progressReporter(progressToken, extra.sendNotification) }
+            : {}),
+        });
         hooks.onCall?.({
           tool: tool.name,
           identity,
@@ -108,4 +126,21 @@ export function createMcpServer(
     },
   );
   return server;
+}
+
+/** Progress notifications for one request, at most one every 200 ms; failures to send are ignored. */
+function progressReporter(
+  token: string | number,
+  send: (notification: ServerNotification) => Promise<void>,
+): (progress: number, total?: number) => void {
+  let last = 0;
+  return (progress, total) => {
+    const now = performance.now();
+    if (now - last < 200) return;
+    last = now;
+    send({
+      method: "notifications/progress",
+      params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}) },
+    }).catch(() => {});
+  };
 }

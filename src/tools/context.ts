@@ -9,6 +9,10 @@ export interface ToolSettings {
   readonly maxTokensCap: number;
   /** Ceiling of `read` in line mode (`--max-read-tokens`). */
   readonly maxReadTokens: number;
+  /** Directory entries one `list`/`search` walk may read (`--max-walk-entries`; default 2,000,000). */
+  readonly maxWalkEntries?: number;
+  /** How long a search may run without progress before it is stopped (`--search-stall-ms`; default 5000). */
+  readonly searchStallMs?: number;
 }
 
 /** Everything a tool call needs: the caller, the engine's shared parts, and the request's signal. */
@@ -19,6 +23,8 @@ export interface ToolContext {
   readonly versions: FileVersions;
   readonly settings: ToolSettings;
   readonly signal?: AbortSignal;
+  /** Reports progress of a long call (MCP progress notifications when the client asked for them). */
+  readonly progress?: (progress: number, total?: number) => void;
 }
 
 /** The budget a call gets: its own `max_tokens` lowered to the cap, or the default. */

@@ -3,7 +3,10 @@
  * Tools: argument schemas and handlers shared by the MCP server and the CLI. A handler parses its
  * arguments, calls a source and returns the text block; it holds no paging logic.
  */
+import { listTool } from "./list.js";
 import { readTool } from "./read.js";
+import { searchTool } from "./search.js";
+import { tailTool } from "./tail.js";
 import type { ToolDefinition } from "./tool.js";
 
 export { applyBudget, type ToolContext, type ToolSettings } from "./context.js";
@@ -12,4 +15,4 @@ export type { ToolDefinition } from "./tool.js";
 
 /** Every tool the server offers, in the order they are listed. */
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tool definitions
-export const TOOLS: readonly ToolDefinition<any>[] = [readTool];
+export const TOOLS: readonly ToolDefinition<any>[] = [readTool, listTool, searchTool, tailTool];

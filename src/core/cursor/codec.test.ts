@@ -10,7 +10,13 @@ describe("ByteWriter / ByteReader", () => {
   it("round-trips varints, strings and bytes", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.string(), fc.uint8Array({ maxLength: 40 }))),
+        fc.array(
+          fc.oneof(
+            fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+            fc.string(),
+            fc.uint8Array({ maxLength: 40 }),
+          ),
+        ),
         (values) => {
           const w = new ByteWriter();
           for (const v of values) {
@@ -58,8 +64,12 @@ describe("CursorCodec", () => {
 
   it("binds the tool and the identity", () => {
     const cursor = codec.encode("read", "alice", payload);
-    expect(() => codec.decode("tail", "alice", cursor)).toThrow(expect.objectContaining({ code: "INVALID_CURSOR" }));
-    expect(() => codec.decode("read", "bob", cursor)).toThrow(expect.objectContaining({ code: "INVALID_CURSOR" }));
+    expect(() => codec.decode("tail", "alice", cursor)).toThrow(
+      expect.objectContaining({ code: "INVALID_CURSOR" }),
+    );
+    expect(() => codec.decode("read", "bob", cursor)).toThrow(
+      expect.objectContaining({ code: "INVALID_CURSOR" }),
+    );
   });
 
   it("detects every single-character change", () => {
@@ -70,7 +80,9 @@ describe("CursorCodec", () => {
       const forged = cursor.slice(0, i) + replacement + cursor.slice(i + 1);
       // The last character may carry only padding bits, which base64url decoding ignores.
       if (Buffer.from(forged, "base64url").equals(Buffer.from(cursor, "base64url"))) continue;
-      expect(() => codec.decode("read", "alice", forged)).toThrow(expect.objectContaining({ code: "INVALID_CURSOR" }));
+      expect(() => codec.decode("read", "alice", forged)).toThrow(
+        expect.objectContaining({ code: "INVALID_CURSOR" }),
+      );
     }
   });
 
@@ -88,7 +100,9 @@ describe("CursorCodec", () => {
     const cursor = new CursorCodec({ key: ephemeralCursorKey() }).encode("read", "a", payload);
     const restarted = new CursorCodec({ key: ephemeralCursorKey() });
     expect(() => restarted.decode("read", "a", cursor)).toThrow(/random per-process key/);
-    const configured = new CursorCodec({ key: cursorKeyFromSecret("another-secret-of-enough-length") });
+    const configured = new CursorCodec({
+      key: cursorKeyFromSecret("another-secret-of-enough-length"),
+    });
     expect(() => configured.decode("read", "a", cursor)).toThrow(/different key/);
   });
 

@@ -91,7 +91,14 @@ export function fitTextPrefix(
         return searchPrefix(text, maxTokens, estimator, render, exact, MAX_EXACT_PROBES);
       }
       // The cheap estimator under-counted here: search below its cut with exact counts.
-      return searchPrefix(text.slice(0, base.amount), maxTokens, estimator, render, undefined, Number.POSITIVE_INFINITY);
+      return searchPrefix(
+        text.slice(0, base.amount),
+        maxTokens,
+        estimator,
+        render,
+        undefined,
+        Number.POSITIVE_INFINITY,
+      );
     }
   }
   return searchPrefix(text, maxTokens, estimator, render, undefined, Number.POSITIVE_INFINITY);
@@ -122,7 +129,8 @@ function searchPrefix(
       return empty;
     }
     best = measure(first);
-    if (best.tokens > maxTokens) throw budgetTooSmall(maxTokens, best.tokens, "one character of content");
+    if (best.tokens > maxTokens)
+      throw budgetTooSmall(maxTokens, best.tokens, "one character of content");
   }
   // Invariant: `best` (lo) fits; `hi` is the smallest amount known not to fit (or length + 1).
   let lo = best.amount;
@@ -131,7 +139,10 @@ function searchPrefix(
   let step = Math.max(1, (maxTokens - best.tokens) * FIRST_GUESS_UNITS_PER_TOKEN);
   while (lo < text.length && probes < maxProbes) {
     const target = Math.min(text.length, lo + step);
-    const mid = codePointFloor(text, target) > lo ? codePointFloor(text, target) : Math.min(text.length, lo + 2);
+    const mid =
+      codePointFloor(text, target) > lo
+        ? codePointFloor(text, target)
+        : Math.min(text.length, lo + 2);
     const probe = measure(mid);
     if (probe.tokens <= maxTokens) {
       best = probe;

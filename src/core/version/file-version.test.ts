@@ -60,10 +60,18 @@ describe("FileVersions", () => {
   it("validates UTF-8 across chunk boundaries", async () => {
     const emoji = Buffer.from("🙂", "utf8");
     for (const shift of [1, 2, 3]) {
-      const valid = Buffer.concat([Buffer.alloc(STREAM_CHUNK_BYTES - shift, 0x61), emoji, Buffer.from("tail")]);
+      const valid = Buffer.concat([
+        Buffer.alloc(STREAM_CHUNK_BYTES - shift, 0x61),
+        emoji,
+        Buffer.from("tail"),
+      ]);
       expect((await versionOfFile(valid)).utf8).toBe(true);
     }
-    const broken = Buffer.concat([Buffer.alloc(STREAM_CHUNK_BYTES - 1, 0x61), Buffer.from([0xe4, 0xb8]), Buffer.from("x")]);
+    const broken = Buffer.concat([
+      Buffer.alloc(STREAM_CHUNK_BYTES - 1, 0x61),
+      Buffer.from([0xe4, 0xb8]),
+      Buffer.from("x"),
+    ]);
     const info = await versionOfFile(broken);
     expect(info.utf8).toBe(false);
     expect(info.firstInvalidByte).toBe(STREAM_CHUNK_BYTES - 1);

@@ -4,7 +4,17 @@
  * JSON value cursors reuse.
  */
 
-export { findLineStart } from "./byte-source.js";
+export { type ByteSource, fileByteSource, findLineStart } from "./byte-source.js";
+export {
+  APPEND_FINGERPRINT_BYTES,
+  appendFingerprint,
+  checkAppendOnly,
+  fileRewritten,
+  onlyAppendedBetween,
+  RANGE_ANCHOR_FULL_BYTES,
+  rangeDigest,
+  sameBytes,
+} from "./range-anchor.js";
 export { encodeReadCursor, READ_TOOL, type ReadCursorState, type ReadEnd } from "./read-cursor.js";
 export {
   type ReadEncoding,

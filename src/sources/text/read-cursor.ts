@@ -23,11 +23,19 @@ export interface ReadCursorState {
   readonly position: number;
   readonly encoding: "utf-8" | "base64";
   readonly end: ReadEnd;
+  /**
+   * Set on range-anchored cursors (line cursors into append-only files, e.g. from `tail`): the
+   * version is not the whole file's but `digest` = rangeDigest of `[start, end.offset)`,
+   * `fingerprint` = appendFingerprint and `size` the file's size at issue, so appends do not
+   * invalidate it (range-anchor.ts). Only with a byte end.
+   */
+  readonly anchor?: { readonly start: number; readonly size: number };
 }
 
 const END_EOF = 0;
 const END_LINES = 1;
 const END_BYTE = 2;
+const ANCHORED_BIT = 0x40;
 
 export function encodeReadCursor(
   codec: CursorCodec,
@@ -47,7 +55,8 @@ export function encodeReadCursor(
       w.u8(END_LINES | encodingBit).uint(s.end.remaining);
       break;
     case "byte":
-      w.u8(END_BYTE | encodingBit).uint(s.end.offset);
+      w.u8(END_BYTE | encodingBit | (s.anchor ? ANCHORED_BIT : 0)).uint(s.end.offset);
+      if (s.anchor) w.uint(s.anchor.start).uint(s.anchor.size - s.end.offset);
       break;
   }
   return codec.encode(READ_TOOL, identity, w.finish());
@@ -68,7 +77,8 @@ export function decodeReadCursor(
   const tag = r.u8();
   const encoding = tag & 0x80 ? "base64" : "utf-8";
   let end: ReadEnd;
-  switch (tag & 0x7f) {
+  let anchor: { start: number; size: number } | undefined;
+  switch (tag & 0x3f) {
     case END_EOF:
       end = { kind: "eof" };
       break;
@@ -77,10 +87,25 @@ export function decodeReadCursor(
       break;
     case END_BYTE:
       end = { kind: "byte", offset: r.uint() };
+      if (tag & ANCHORED_BIT) anchor = { start: r.uint(), size: end.offset + r.uint() };
       break;
     default:
       throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
   }
+  if (tag & ANCHORED_BIT && !anchor) {
+    throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+  }
   r.end();
-  return { state: { file: ref, digest, fingerprint, position, encoding, end }, absolute };
+  return {
+    state: {
+      file: ref,
+      digest,
+      fingerprint,
+      position,
+      encoding,
+      end,
+      ...(anchor ? { anchor } : {}),
+    },
+    absolute,
+  };
 }

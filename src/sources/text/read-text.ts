@@ -19,6 +19,7 @@ import {
   identityKey,
   PagewiseError,
   VERSION_DIGEST_BYTES,
+  versionString,
 } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
 import { cursorPathMismatch } from "../file-ref.js";
@@ -31,6 +32,13 @@ import {
   memoryByteSource,
   readWhole,
 } from "./byte-source.js";
+import {
+  checkAppendOnly,
+  fileRewritten,
+  onlyAppendedBetween,
+  rangeDigest,
+  sameBytes,
+} from "./range-anchor.js";
 import {
   decodeReadCursor,
   encodeReadCursor,
@@ -207,11 +215,17 @@ export async function readPage(ctx: SourceContext, req: ReadPageRequest): Promis
       position,
       end,
       encoding,
+      ...(state?.anchor ? { anchor: state.anchor } : {}),
     });
     // The identity must not have moved while the page was read (a trusted version is only as good
-    // as the metadata it was trusted under).
+    // as the metadata it was trusted under). A range-anchored cursor tolerates appends.
     const after = await opened.handle.stat({ bigint: true });
-    if (identityKey(after) !== identityKey(basis.stat)) throw changedDuringRead();
+    if (
+      state?.anchor && end.kind === "byte"
+        ? !onlyAppendedBetween(basis.stat, after, end.offset)
+        : identityKey(after) !== identityKey(basis.stat)
+    )
+      throw changedDuringRead();
     return page;
   } finally {
     await opened.handle.close();
@@ -225,6 +239,7 @@ async function pageBasis(
 ): Promise<PageBasis> {
   const st = await handle.stat({ bigint: true });
   const size = Number(st.size);
+  if (state?.anchor && state.end.kind === "byte") return anchoredBasis(handle, st, state);
   let basis: PageBasis;
   if (FileVersions.isRacy(st) && size <= SNAPSHOT_MAX_BYTES) {
     const bytes = await readWhole(handle, size);
@@ -244,12 +259,39 @@ async function pageBasis(
   return basis;
 }
 
+/**
+ * The basis of a range-anchored cursor (see range-anchor.ts): the same file (inode), still holding
+ * the range, whose bytes hash as when the cursor was issued. Costs O(range), never O(file).
+ */
+async function anchoredBasis(
+  handle: import("node:fs/promises").FileHandle,
+  st: BigIntStats,
+  state: ReadCursorState,
+): Promise<PageBasis> {
+  const end = state.end.kind === "byte" ? state.end.offset : 0;
+  const start = state.anchor?.start ?? 0;
+  checkAppendOnly(st, state.fingerprint, Math.max(end, state.anchor?.size ?? 0));
+  const size = Number(st.size);
+  const source = fileByteSource(handle, size);
+  const digest = await rangeDigest(source, start, end, state.digest.length);
+  if (!sameBytes(digest, state.digest)) throw fileRewritten("was rewritten");
+  const version: FileVersion = {
+    version: versionString(digest),
+    digest,
+    fingerprint: state.fingerprint,
+    utf8: true,
+    size,
+  };
+  return { source, version, stat: st };
+}
+
 interface PagePlan {
   readonly uri: string;
   readonly file: { rootIndex: number; relPath: string };
   readonly position: number;
   readonly end: ReadEnd;
   readonly encoding: ReadEncoding;
+  readonly anchor?: { readonly start: number; readonly size: number };
 }
 
 async function buildPage(
@@ -297,6 +339,7 @@ async function buildPage(
         position: plan.position + consumedBytes,
         encoding: plan.encoding,
         end: nextEnd,
+        ...(plan.anchor ? { anchor: plan.anchor } : {}),
       });
     }
     const page: Record<string, unknown> = {

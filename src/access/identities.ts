@@ -1,0 +1,243 @@
+/**
+ * @module
+ * Identities for serving over HTTP: a bearer token maps to a named caller with its own roots.
+ *
+ * `TokenVerifier` is the seam: the HTTP layer only asks `verify(token)` on every request, so an
+ * OAuth token-introspection or JWT verifier can replace the auth file without touching transport
+ * code. `AuthFileVerifier` is the built-in one: a JSON file of SHA-256 token hashes, re-read when it
+ * changes (fs.watch on its directory, plus a poll), so a revoked root or a removed identity takes
+ * effect on the very next request without a restart.
+ *
+ * Tokens are never stored, logged or put in errors: only their SHA-256 is compared.
+ */
+import { createHash } from "node:crypto";
+import { type FSWatcher, readFileSync, watch } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Caller } from "./caller.js";
+import { Roots } from "./roots.js";
+
+/** Who a verified token belongs to: a caller (identity name + roots). */
+export type Identity = Caller;
+
+/** Turns a bearer token into an identity, or `undefined` when the token is unknown. */
+export interface TokenVerifier {
+  verify(token: string): Promise<Identity | undefined>;
+}
+
+/** How often the auth file is re-read even when no change event arrives, in milliseconds. */
+export const AUTH_FILE_POLL_MS = 500;
+
+/** The lowercase hex SHA-256 of a token, as stored in `token_sha256`. */
+export function tokenSha256(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** The token of an `Authorization: Bearer TOKEN` header, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+  return match ? match[1] : undefined;
+}
+
+/** An auth file that could not be used; the message says what to fix (never a token). */
+export class AuthFileError extends Error {}
+
+export interface AuthFileContents {
+  /** Identities by token hash. */
+  readonly byHash: ReadonlyMap<string, Identity>;
+  /** Problems that did not make the file unusable (e.g. a root that does not exist). */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Parses an auth file: `{"identities":[{"name","token_sha256","roots":[DIR…]}]}`. Relative roots are
+ * resolved against `baseDir` (the file's directory). A root that does not exist is left out with a
+ * warning (failing closed for that root); an identity with no usable root may authenticate but
+ * reads nothing.
+ */
+export function parseAuthFile(text: string, baseDir: string): AuthFileContents {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new AuthFileError(`not valid JSON (${(err as Error).message})`);
+  }
+  const list = (doc as { identities?: unknown } | null)?.identities;
+  if (!Array.isArray(list)) throw new AuthFileError('expected {"identities": [...]}');
+  const byHash = new Map<string, Identity>();
+  const names = new Set<string>();
+  const warnings: string[] = [];
+  list.forEach((entry: unknown, i) => {
+    const where = `identities[${i}]`;
+    if (typeof entry !== "object" || entry === null)
+      throw new AuthFileError(`${where} is not an object`);
+    const { name, token_sha256: hash, roots } = entry as Record<string, unknown>;
+    if (typeof name !== "string" || name === "" || /[\u0000-\u001f\u007f]/.test(name))
+      throw new AuthFileError(
+        `${where}.name must be a non-empty string without control characters`,
+      );
+    if (names.has(name)) throw new AuthFileError(`identity name "${name}" appears twice`);
+    if (typeof hash !== "string" || !/^[0-9a-fA-F]{64}$/.test(hash))
+      throw new AuthFileError(`${where}.token_sha256 must be 64 hex digits (the token's SHA-256)`);
+    const key = hash.toLowerCase();
+    if (byHash.has(key)) throw new AuthFileError(`${where}.token_sha256 is used twice`);
+    if (!Array.isArray(roots) || roots.some((r) => typeof r !== "string" || r === ""))
+      throw new AuthFileError(`${where}.roots must be an array of directory paths`);
+    const usable: string[] = [];
+    for (const dir of roots as string[]) {
+      const absolute = path.resolve(baseDir, dir);
+      try {
+        new Roots([absolute]);
+        usable.push(absolute);
+      } catch {
+        warnings.push(`identity "${name}": root ${absolute} does not exist; left out`);
+      }
+    }
+    names.add(name);
+    byHash.set(key, {
+      identity: name,
+      roots: usable.length > 0 ? new Roots(usable) : Roots.none(),
+    });
+  });
+  return { byHash, warnings };
+}
+
+export interface AuthFileVerifierOptions {
+  /** Poll interval in ms (default `AUTH_FILE_POLL_MS`). */
+  pollMs?: number;
+  /** Receives reload events and problems, for logs (never tokens). */
+  log?: (event: { event: string; message: string; [k: string]: unknown }) => void;
+}
+
+/**
+ * The built-in verifier: identities from a JSON file, re-read on change. An unreadable or invalid
+ * file at start is an `AuthFileError`; an invalid file on reload is logged and the last valid
+ * contents stay in force (so a half-written file does not lock everyone out) — write the file
+ * atomically (write a temporary file, then rename) to make a change take effect at once.
+ */
+export class AuthFileVerifier implements TokenVerifier {
+  readonly file: string;
+  #contents: AuthFileContents;
+  #digest: string;
+  readonly #pollMs: number;
+  readonly #log: NonNullable<AuthFileVerifierOptions["log"]>;
+  #watcher: FSWatcher | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #reloading: Promise<void> | undefined;
+  #again = false;
+  /** Digest of the last invalid contents seen, so one bad file is reported once, not every poll. */
+  #badDigest: string | undefined;
+
+  constructor(file: string, options: AuthFileVerifierOptions = {}) {
+    this.file = path.resolve(file);
+    this.#pollMs = options.pollMs ?? AUTH_FILE_POLL_MS;
+    this.#log = options.log ?? (() => {});
+    let text: string;
+    try {
+      text = readFileSync(this.file, "utf8");
+    } catch (err) {
+      throw new AuthFileError(`cannot read ${this.file}: ${(err as Error).message}`);
+    }
+    try {
+      this.#contents = parseAuthFile(text, path.dirname(this.file));
+    } catch (err) {
+      throw new AuthFileError(`${this.file}: ${(err as Error).message}`);
+    }
+    this.#digest = digest(text);
+    for (const warning of this.#contents.warnings)
+      this.#log({ event: "auth_file_warning", message: warning });
+  }
+
+  /** Names of the identities currently in force. */
+  get names(): string[] {
+    return [...this.#contents.byHash.values()].map((c) => c.identity);
+  }
+
+  async verify(token: string): Promise<Identity | undefined> {
+    return this.#contents.byHash.get(tokenSha256(token));
+  }
+
+  /** Starts watching the file (fs.watch on its directory, plus a poll). Idempotent. */
+  watch(): this {
+    if (this.#timer) return this;
+    this.#timer = setInterval(() => void this.reload(), this.#pollMs);
+    this.#timer.unref();
+    try {
+      const base = path.basename(this.file);
+      this.#watcher = watch(path.dirname(this.file), { persistent: false }, (_event, name) => {
+        if (name === null || name === base) void this.reload();
+      });
+      this.#watcher.on("error", () => {
+        // The poll still runs.
+      });
+    } catch {
+      // Some filesystems cannot be watched; the poll covers them.
+    }
+    return this;
+  }
+
+  /** Stops watching. */
+  close(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#watcher?.close();
+    this.#watcher = undefined;
+  }
+
+  /** Re-reads the file now if it changed. Concurrent calls coalesce. */
+  reload(): Promise<void> {
+    if (this.#reloading) {
+      this.#again = true;
+      return this.#reloading;
+    }
+    this.#reloading = (async () => {
+      do {
+        this.#again = false;
+        await this.#reloadOnce();
+      } while (this.#again);
+    })().finally(() => {
+      this.#reloading = undefined;
+    });
+    return this.#reloading;
+  }
+
+  async #reloadOnce(): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.file, "utf8");
+    } catch (err) {
+      this.#log({
+        event: "auth_file_invalid",
+        message: `cannot read ${this.file} (${(err as NodeJS.ErrnoException).code ?? "error"}); keeping the previous identities`,
+      });
+      return;
+    }
+    const d = digest(text);
+    if (d === this.#digest || d === this.#badDigest) return;
+    let contents: AuthFileContents;
+    try {
+      contents = parseAuthFile(text, path.dirname(this.file));
+    } catch (err) {
+      this.#badDigest = d;
+      this.#log({
+        event: "auth_file_invalid",
+        message: `${this.file}: ${(err as Error).message}; keeping the previous identities`,
+      });
+      return;
+    }
+    this.#contents = contents;
+    this.#digest = d;
+    for (const warning of contents.warnings)
+      this.#log({ event: "auth_file_warning", message: warning });
+    this.#log({
+      event: "auth_file_reloaded",
+      message: `${contents.byHash.size} identities in force`,
+      identities: contents.byHash.size,
+    });
+  }
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}

@@ -1,0 +1,29 @@
+/**
+ * @module
+ * pagewise as a library: the paging engine other MCP servers use to bound their own results.
+ *
+ * - `pageItems` — budgeted pages over any item list, newest-first (`direction: "backward"`) or
+ *   oldest-first, at least one item per page, long items clamped with a continuation offset.
+ * - `pageText` — budgeted pages over one long text (a clamped item's remainder, a document).
+ * - `CursorCodec` with `ByteWriter`/`ByteReader` — short, signed, self-contained cursors.
+ * - `createEstimator` / `defaultEstimator` — the token estimators every budget is checked with.
+ * - `PagewiseError` — the error type, with the contract's codes (`BUDGET_TOO_SMALL`, …).
+ *
+ * ```ts
+ * import { defaultEstimator, pageItems } from "pagewise";
+ *
+ * const page = pageItems({
+ *   total: messages.length,
+ *   at: (i) => messages[i],
+ *   direction: "backward", // newest items that fit, returned oldest first
+ *   maxTokens: 4000,
+ *   estimator: defaultEstimator,
+ *   textOf: (m) => m.body,
+ *   maxUnitsPerItem: 1000,
+ *   render: (view) => JSON.stringify({ items: view.items.map((p) => ({ ...p.item, body: p.text })) }),
+ * });
+ * ```
+ *
+ * See docs/library.md for the whole API and examples/timeline-server for a runnable MCP server.
+ */
+export * from "./core/index.js";

@@ -1,0 +1,204 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Roots } from "../access/index.js";
+import { CursorCodec, createEstimator, ephemeralCursorKey } from "../core/index.js";
+import {
+  type HttpServerHandle,
+  isLoopbackHost,
+  type LogEntry,
+  parseListenAddress,
+  Semaphore,
+  startHttpServer,
+} from "./http.js";
+import { createEngine } from "./server.js";
+
+describe("parseListenAddress", () => {
+  it("reads [HOST:]PORT", () => {
+    expect(parseListenAddress("8080")).toEqual({ host: "127.0.0.1", port: 8080 });
+    expect(parseListenAddress("0.0.0.0:80")).toEqual({ host: "0.0.0.0", port: 80 });
+    expect(parseListenAddress("localhost:0")).toEqual({ host: "localhost", port: 0 });
+    expect(parseListenAddress("[::1]:9000")).toEqual({ host: "::1", port: 9000 });
+    for (const bad of ["", "host", "1:2:3", "70000", "a:b"])
+      expect(() => parseListenAddress(bad)).toThrow(/HOST:]PORT/);
+  });
+});
+
+describe("isLoopbackHost", () => {
+  it("knows loopback from the rest", () => {
+    for (const h of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"])
+      expect(isLoopbackHost(h)).toBe(true);
+    for (const h of ["0.0.0.0", "::", "10.0.0.1", "example.com", "128.0.0.1"])
+      expect(isLoopbackHost(h)).toBe(false);
+  });
+});
+
+describe("Semaphore", () => {
+  it("hands a released slot to the next waiter and times waiters out", async () => {
+    const s = new Semaphore(1);
+    expect(await s.acquire(0)).toBe(true);
+    expect(await s.acquire(0)).toBe(false);
+    const waiting = s.acquire(1000);
+    s.release();
+    expect(await waiting).toBe(true);
+    expect(s.active).toBe(1);
+    expect(await s.acquire(20)).toBe(false);
+    s.release();
+    expect(s.active).toBe(0);
+  });
+});
+
+describe("startHttpServer limits", () => {
+  let dir: string;
+  let server: HttpServerHandle;
+  const logs: LogEntry[] = [];
+  beforeAll(async () => {
+    dir = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-http-unit-")));
+    writeFileSync(path.join(dir, "big.txt"), "0123456789abcdef\n".repeat(200_000));
+    const engine = createEngine({
+      codec: new CursorCodec({ key: ephemeralCursorKey() }),
+      estimator: await createEstimator("default"),
+      settings: { defaultMaxTokens: 8000, maxTokensCap: 100_000, maxReadTokens: 25_000 },
+    });
+    server = await startHttpServer({
+      engine,
+      port: 0,
+      anonymous: { identity: "anonymous", roots: new Roots([dir]) },
+      maxConcurrentScans: 1,
+      scanQueueMs: 0,
+      maxBodyBytes: 4096,
+      log: (e) => logs.push(e),
+    });
+  });
+  afterAll(async () => {
+    await server?.shutdown(100);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const post = (body: string) =>
+    fetch(server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body,
+    });
+  const readCall = (id: number) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "read", arguments: { path: "big.txt", max_tokens: 100_000 } },
+    });
+
+  it("refuses a non-loopback bind without a verifier", async () => {
+    await expect(
+      startHttpServer({
+        engine: {} as never,
+        host: "0.0.0.0",
+        port: 0,
+        anonymous: { identity: "anonymous", roots: new Roots([dir]) },
+      }),
+    ).rejects.toThrow(/refusing to serve on 0.0.0.0/);
+  });
+
+  it("answers RESOURCE_LIMIT_EXCEEDED with a limit when every scan slot is taken", async () => {
+    const bodies = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => post(readCall(i)).then((r) => r.json())),
+    );
+    const texts = bodies.map((b: any) => JSON.parse(b.result.content[0].text));
+    const refused = texts.filter((t) => t.error?.code === "RESOURCE_LIMIT_EXCEEDED");
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0].error.limit).toMatchObject({ name: "max_concurrent_scans", limit: 1 });
+    expect(texts.some((t) => typeof t.content === "string")).toBe(true);
+  });
+
+  it("answers 413 for a body over the limit and 400 for one that is not JSON", async () => {
+    expect((await post("x".repeat(5000))).status).toBe(413);
+    expect((await post("{nope")).status).toBe(400);
+  });
+
+  it("stops a call that runs past the request timeout with RESOURCE_LIMIT_EXCEEDED", async () => {
+    const engine = createEngine({
+      codec: new CursorCodec({ key: ephemeralCursorKey() }),
+      estimator: await createEstimator("default"),
+      settings: { defaultMaxTokens: 8000, maxTokensCap: 100_000, maxReadTokens: 25_000 },
+    });
+    const slow = await startHttpServer({
+      engine,
+      port: 0,
+      anonymous: { identity: "anonymous", roots: new Roots([dir]) },
+      requestTimeoutMs: 1,
+      log: () => {},
+    });
+    try {
+      const response = await fetch(slow.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: readCall(1),
+      });
+      const body: any = await response.json();
+      const error = JSON.parse(body.result.content[0].text).error;
+      expect(body.result.isError).toBe(true);
+      expect(error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
+      expect(error.limit).toMatchObject({ name: "request_timeout_ms", limit: 1 });
+    } finally {
+      await slow.shutdown(100);
+    }
+  });
+
+  it("finishes in-flight requests on shutdown and refuses new ones", async () => {
+    const engine = createEngine({
+      codec: new CursorCodec({ key: ephemeralCursorKey() }),
+      estimator: await createEstimator("default"),
+      settings: { defaultMaxTokens: 8000, maxTokensCap: 100_000, maxReadTokens: 25_000 },
+    });
+    // A verifier that holds the request, so shutdown surely starts while it is in flight.
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const caller = { identity: "slow", roots: new Roots([dir]) };
+    const draining = await startHttpServer({
+      engine,
+      port: 0,
+      verifier: {
+        async verify() {
+          arrived();
+          await new Promise((r) => setTimeout(r, 200));
+          return caller;
+        },
+      },
+      log: () => {},
+    });
+    const inFlight = fetch(draining.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: "Bearer t",
+      },
+      body: readCall(1),
+    });
+    await arrival;
+    const closed = draining.shutdown(5000);
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    const page = JSON.parse(((await response.json()) as any).result.content[0].text);
+    expect(page.content.length).toBeGreaterThan(1000);
+    await closed;
+    await expect(fetch(draining.url.replace("/mcp", "/healthz"))).rejects.toThrow();
+  });
+
+  it("logs one line per request without contents", () => {
+    const reads = logs.filter((e) => e.event === "request" && e.tool === "read");
+    expect(reads.length).toBeGreaterThanOrEqual(12);
+    expect(reads.some((e) => e.outcome === "RESOURCE_LIMIT_EXCEEDED")).toBe(true);
+    expect(JSON.stringify(logs)).not.toContain("0123456789abcdef");
+  });
+});

@@ -1,0 +1,633 @@
+/**
+ * @module
+ * MCP over Streamable HTTP, stateless, for many agents and many replicas.
+ *
+ * Every POST to `/mcp` gets a fresh MCP server and a fresh `StreamableHTTPServerTransport` with
+ * `sessionIdGenerator: undefined` (the SDK's stateless mode): nothing outlives the request, so any
+ * replica that shares the cursor key answers any request, continuations included. The caller is
+ * resolved from the request's bearer token on every request (never cached per connection), so a
+ * revoked root or identity takes effect on the next call.
+ *
+ * Around the SDK transport this layer adds what the SDK leaves to the host: bearer authentication
+ * with RFC 9728 metadata, Host/Origin validation on loopback binds (DNS rebinding), a body size
+ * limit, a cap on concurrent tool calls, a per-request timeout, one JSON log line per request, and
+ * graceful shutdown. Responses are plain JSON unless the client asked for progress (then SSE).
+ */
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as NodeHttpServer,
+  type ServerResponse,
+} from "node:http";
+import { type AddressInfo, isIP } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { bearerToken, type Caller, type TokenVerifier } from "../access/index.js";
+import { PagewiseError } from "../core/index.js";
+import { PACKAGE_VERSION } from "../version.js";
+import { type CallRecord, createMcpServer, type Engine } from "./server.js";
+
+/** Address bound when `--http` names only a port. */
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+/** Tool calls one replica runs at once (`--max-concurrent-scans`). */
+export const DEFAULT_MAX_CONCURRENT_SCANS = 16;
+/** How long a tool call may wait for a free slot before RESOURCE_LIMIT_EXCEEDED, in ms. */
+export const DEFAULT_SCAN_QUEUE_MS = 10_000;
+/** Largest request body accepted, in bytes (`--max-body-bytes`); larger is HTTP 413. */
+export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
+/** Longest a request may run before its calls are cancelled, in ms (`--request-timeout-ms`). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Waiters allowed in the scan queue; beyond this a call fails at once. */
+const MAX_SCAN_QUEUE = 1024;
+const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"];
+const METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+/** One structured log record; written as one JSON line. */
+export type LogEntry = Record<string, unknown>;
+
+export interface HttpServerOptions {
+  engine: Engine;
+  /** Address to bind; `DEFAULT_HTTP_HOST` by default. */
+  host?: string;
+  /** Port to bind; 0 picks a free one (the bound URL is in the handle and the `listening` log). */
+  port: number;
+  /**
+   * Turns bearer tokens into callers. Without one, every request is `anonymous` (below) and the
+   * server refuses to bind anything but loopback.
+   */
+  verifier?: TokenVerifier;
+  /** The caller of every request when there is no verifier. */
+  anonymous?: Caller;
+  /** Host names accepted in `Host`/`Origin` besides the loopback names (e.g. the proxy's name). */
+  allowedHosts?: readonly string[];
+  /** The server's public base URL (`https://pagewise.example.com`), for the RFC 9728 metadata. */
+  publicUrl?: string;
+  /** Authorization servers to advertise in the resource metadata (for OAuth verifiers). */
+  authorizationServers?: readonly string[];
+  maxConcurrentScans?: number;
+  scanQueueMs?: number;
+  maxBodyBytes?: number;
+  requestTimeoutMs?: number;
+  /** Receives one entry per request and lifecycle events; default: JSON lines on stderr. */
+  log?: (entry: LogEntry) => void;
+}
+
+export interface HttpServerHandle {
+  /** `http://HOST:PORT/mcp` as bound. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then resolves. */
+  shutdown(graceMs?: number): Promise<void>;
+  /** Resolves once the server is fully closed. */
+  readonly closed: Promise<void>;
+}
+
+/** `[HOST:]PORT` → host and port; HOST may be `[v6]`. Throws with a plain message. */
+export function parseListenAddress(spec: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:[\]]+|)(?::))?(\d{1,5})$/.exec(spec.trim());
+  const port = match ? Number(match[2]) : Number.NaN;
+  if (!match || !Number.isInteger(port) || port > 65535)
+    throw new Error(`--http takes [HOST:]PORT, e.g. 8080 or 127.0.0.1:8080 (got "${spec}")`);
+  let host = match[1] || DEFAULT_HTTP_HOST;
+  if (host.startsWith("[")) host = host.slice(1, -1);
+  return { host, port };
+}
+
+/** True for addresses only this machine can reach: `localhost`, 127.0.0.0/8, `::1`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  if (h === "localhost" || h.endsWith(".localhost")) return true;
+  if (isIP(h) === 4) return h.startsWith("127.");
+  if (isIP(h) === 6) return h === "::1" || /^::ffff:127\./.test(h) || h === "0:0:0:0:0:0:0:1";
+  return false;
+}
+
+/** A counting semaphore with a bounded, time-limited wait. */
+export class Semaphore {
+  readonly max: number;
+  #active = 0;
+  readonly #waiters: Array<{ grant: () => void }> = [];
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  get active(): number {
+    return this.#active;
+  }
+
+  /** Takes a slot, waiting up to `waitMs`; false when none freed up in time. */
+  acquire(waitMs: number): Promise<boolean> {
+    if (this.#active < this.max) {
+      this.#active++;
+      return Promise.resolve(true);
+    }
+    if (waitMs <= 0 || this.#waiters.length >= MAX_SCAN_QUEUE) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.#waiters.indexOf(waiter);
+        if (i >= 0) this.#waiters.splice(i, 1);
+        resolve(false);
+      }, waitMs);
+      this.#waiters.push(waiter);
+    });
+  }
+
+  release(): void {
+    const next = this.#waiters.shift();
+    if (next) next.grant();
+    else this.#active--;
+  }
+}
+
+interface RpcMessage {
+  id?: string | number | null;
+  method?: string;
+  params?: { name?: unknown; _meta?: { progressToken?: unknown } };
+}
+
+function defaultLog(entry: LogEntry): void {
+  process.stderr.write(`${JSON.stringify(entry)}\n`);
+}
+
+function rpcError(code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+}
+
+/** The tool result of a call refused or stopped by a limit: the contract's error object. */
+function toolErrorResult(error: PagewiseError) {
+  return {
+    content: [{ type: "text", text: JSON.stringify(error.toJSON()) }],
+    isError: true,
+  };
+}
+
+/** Answers every request in `messages` with `error` (tool calls) or a JSON-RPC error (others). */
+function limitReplies(messages: RpcMessage[], error: PagewiseError): JSONRPCMessage[] {
+  const replies: JSONRPCMessage[] = [];
+  for (const m of messages) {
+    if (m.id === undefined || m.id === null || typeof m.method !== "string") continue;
+    replies.push(
+      m.method === "tools/call"
+        ? ({ jsonrpc: "2.0", id: m.id, result: toolErrorResult(error) } as JSONRPCMessage)
+        : ({
+            jsonrpc: "2.0",
+            id: m.id,
+            error: { code: -32000, message: error.message },
+          } as JSONRPCMessage),
+    );
+  }
+  return replies;
+}
+
+/**
+ * Starts serving. Resolves once the socket is bound; the handle's `url` has the real port.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
+  const host = options.host ?? DEFAULT_HTTP_HOST;
+  const loopback = isLoopbackHost(host);
+  if (!options.verifier && !loopback) {
+    throw new Error(
+      `refusing to serve on ${host} without --auth-file: anyone who can reach that address could read the roots. Bind a loopback address (127.0.0.1, ::1, localhost) or give --auth-file FILE.`,
+    );
+  }
+  if (!options.verifier && !options.anonymous)
+    throw new Error("serving without a token verifier needs an anonymous caller (roots)");
+  const log = options.log ?? defaultLog;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const scanQueueMs = options.scanQueueMs ?? DEFAULT_SCAN_QUEUE_MS;
+  const scans = new Semaphore(options.maxConcurrentScans ?? DEFAULT_MAX_CONCURRENT_SCANS);
+  const extraHosts = (options.allowedHosts ?? []).map(normalizeHostname);
+  // Loopback binds always check Host/Origin; other binds only when names were given.
+  const allowedHostnames =
+    loopback || extraHosts.length > 0 ? [...LOOPBACK_HOSTNAMES, ...extraHosts] : undefined;
+  const publicBase = options.publicUrl?.replace(/\/+$/, "");
+
+  let shuttingDown = false;
+  let inFlight = 0;
+  let bound = "";
+
+  const baseUrl = (req: IncomingMessage): string => {
+    if (publicBase) return publicBase;
+    try {
+      return `http://${new URL(`http://${req.headers.host ?? bound}`).host}`;
+    } catch {
+      return `http://${bound}`;
+    }
+  };
+
+  const send = (res: ServerResponse, status: number, body: string, headers = {}) => {
+    if (res.headersSent) return;
+    res.writeHead(status, {
+      "Content-Type": "application/json",
+      "Content-Length": Buffer.byteLength(body),
+      ...(shuttingDown ? { Connection: "close" } : {}),
+      ...headers,
+    });
+    res.end(body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    let pathname = "/";
+    try {
+      pathname = new URL(req.url ?? "/", "http://x").pathname;
+    } catch {
+      // Logged as "/".
+    }
+    const entry: LogEntry = {
+      time: new Date().toISOString(),
+      event: "request",
+      http_method: req.method,
+      path: pathname,
+    };
+    inFlight++;
+    res.on("close", () => {
+      inFlight--;
+      entry.status = res.statusCode;
+      entry.duration_ms = Math.round((performance.now() - started) * 10) / 10;
+      entry.outcome ??= res.statusCode < 400 ? "ok" : `http_${res.statusCode}`;
+      if (!res.writableFinished) entry.aborted = true;
+      log(entry);
+      if (shuttingDown) server.closeIdleConnections();
+    });
+
+    if (shuttingDown) {
+      send(res, 503, rpcError(-32000, "The server is shutting down; retry on another replica."), {
+        "Retry-After": "1",
+      });
+      return;
+    }
+    if (allowedHostnames && !hostAllowed(req, allowedHostnames)) {
+      entry.outcome = "forbidden_host";
+      send(
+        res,
+        403,
+        rpcError(
+          -32000,
+          "Forbidden: the Host or Origin header names a host this server does not serve (DNS rebinding protection).",
+        ),
+      );
+      return;
+    }
+    if (pathname === "/healthz") {
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return void send(res, 405, rpcError(-32000, "Method not allowed."), { Allow: "GET" });
+      send(res, 200, JSON.stringify({ status: "ok", name: "pagewise", version: PACKAGE_VERSION }));
+      return;
+    }
+    if (pathname === METADATA_PATH || pathname === `${METADATA_PATH}/mcp`) {
+      if (!options.verifier) return void send(res, 404, rpcError(-32000, "Not found."));
+      const base = baseUrl(req);
+      send(
+        res,
+        200,
+        JSON.stringify({
+          resource: `${base}/mcp`,
+          bearer_methods_supported: ["header"],
+          resource_name: "pagewise",
+          ...(options.authorizationServers?.length
+            ? { authorization_servers: options.authorizationServers }
+            : {}),
+        }),
+        { "Cache-Control": "max-age=60" },
+      );
+      return;
+    }
+    if (pathname !== "/mcp") {
+      send(res, 404, rpcError(-32000, "Not found: MCP is served at /mcp."));
+      return;
+    }
+    if (req.method !== "POST") {
+      // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
+      send(
+        res,
+        405,
+        rpcError(-32000, "Method not allowed: this server is stateless; POST to /mcp."),
+        {
+          Allow: "POST",
+        },
+      );
+      return;
+    }
+
+    // Who is calling: resolved on every request.
+    let caller: Caller;
+    if (options.verifier) {
+      const token = bearerToken(req.headers.authorization);
+      let verified: Caller | undefined;
+      if (token !== undefined) {
+        try {
+          verified = await options.verifier.verify(token);
+        } catch (err) {
+          entry.outcome = "verifier_error";
+          log({
+            time: new Date().toISOString(),
+            event: "verifier_error",
+            message: (err as Error).message,
+          });
+          send(res, 503, rpcError(-32000, "Could not verify the token; retry later."), {
+            "Retry-After": "1",
+          });
+          return;
+        }
+      }
+      if (!verified) {
+        entry.outcome = "unauthorized";
+        const metadata = `${baseUrl(req)}${METADATA_PATH}`;
+        send(
+          res,
+          401,
+          rpcError(
+            -32001,
+            token === undefined
+              ? "Unauthorized: send Authorization: Bearer TOKEN."
+              : "Unauthorized: the bearer token is not valid for this server.",
+          ),
+          {
+            "WWW-Authenticate": `Bearer resource_metadata="${metadata}"${token === undefined ? "" : ', error="invalid_token"'}`,
+          },
+        );
+        return;
+      }
+      caller = verified;
+    } else {
+      caller = options.anonymous!;
+    }
+    entry.identity = caller.identity;
+
+    // The body: bounded, then parsed here so calls can be counted and logged.
+    const body = await readBody(req, maxBodyBytes);
+    if (body === "too_large") {
+      entry.outcome = "body_too_large";
+      send(
+        res,
+        413,
+        rpcError(-32000, `Payload too large: request bodies are limited to ${maxBodyBytes} bytes.`),
+        { Connection: "close" },
+      );
+      return;
+    }
+    if (body === "aborted") return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString("utf8"));
+    } catch {
+      entry.outcome = "parse_error";
+      send(res, 400, rpcError(-32700, "Parse error: the body is not valid JSON."));
+      return;
+    }
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]).filter(
+      (m): m is RpcMessage => typeof m === "object" && m !== null,
+    );
+    const methods = messages.map((m) => m.method).filter((m) => typeof m === "string");
+    if (methods.length > 0) entry.rpc = methods.join(",");
+    const toolCalls = messages.filter((m) => m.method === "tools/call");
+    if (toolCalls.length > 0)
+      entry.tool = toolCalls.map((m) => String(m.params?.name ?? "?")).join(",");
+    const wantsProgress = toolCalls.some((m) => m.params?._meta?.progressToken !== undefined);
+
+    // One slot per request that calls tools.
+    let holdsSlot = false;
+    if (toolCalls.length > 0) {
+      holdsSlot = await scans.acquire(scanQueueMs);
+      if (!holdsSlot) {
+        entry.outcome = "RESOURCE_LIMIT_EXCEEDED";
+        entry.limit = "max_concurrent_scans";
+        const error = new PagewiseError(
+          "RESOURCE_LIMIT_EXCEEDED",
+          `The server is busy: ${scans.max} tool calls are already running on this replica. Retry in a moment.`,
+          {
+            limit: { name: "max_concurrent_scans", limit: scans.max, value: scans.active },
+            hint: "Retry the same call after a short pause; nothing was read.",
+          },
+        );
+        const replies = limitReplies(messages, error);
+        send(res, 200, JSON.stringify(Array.isArray(parsed) ? replies : replies[0]));
+        return;
+      }
+      if (res.destroyed) {
+        scans.release();
+        return;
+      }
+    }
+
+    const records: CallRecord[] = [];
+    let timedOut = false;
+    const mcp = createMcpServer(options.engine, () => caller, {
+      onCall: (record) => {
+        // Arrives before the response is written, so before the log line.
+        records.push(record);
+        if (!timedOut) entry.outcome = records.map((r) => r.outcome).join(",");
+      },
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !wantsProgress,
+    });
+    transport.onerror = () => {
+      // Protocol-level problems are answered to the client by the SDK; late sends after a
+      // timeout land here and are expected.
+    };
+    let done = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      entry.outcome = "RESOURCE_LIMIT_EXCEEDED";
+      entry.limit = "request_timeout_ms";
+      const error = new PagewiseError(
+        "RESOURCE_LIMIT_EXCEEDED",
+        `The call ran longer than this server allows (${requestTimeoutMs} ms) and was stopped.`,
+        {
+          limit: { name: "request_timeout_ms", limit: requestTimeoutMs, value: requestTimeoutMs },
+          hint: "Narrow the call (a smaller max_tokens, a narrower path or glob) and retry.",
+        },
+      );
+      for (const reply of limitReplies(messages, error)) transport.send(reply).catch(() => {});
+    }, requestTimeoutMs);
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (holdsSlot) scans.release();
+      // Closing the server aborts any handler still running (its signal), e.g. after a timeout
+      // or when the client went away.
+      void mcp.close().catch(() => {});
+    };
+    res.on("close", finish);
+    try {
+      await mcp.connect(transport);
+      await transport.handleRequest(req, res, parsed);
+    } catch (err) {
+      entry.outcome = "INTERNAL_ERROR";
+      log({ time: new Date().toISOString(), event: "error", message: (err as Error).message });
+      send(res, 500, rpcError(-32603, "Internal server error."));
+      finish();
+    }
+  };
+
+  const server: NodeHttpServer = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      log({ time: new Date().toISOString(), event: "error", message: (err as Error).message });
+      send(res, 500, rpcError(-32603, "Internal server error."));
+    });
+  });
+  // Slow clients: the whole request (headers and body) must arrive within the request timeout
+  // (at least 5 s, checked by Node every few seconds).
+  server.requestTimeout = Math.max(requestTimeoutMs, 5000);
+  server.headersTimeout = Math.min(server.requestTimeout, 20_000);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  bound =
+    address.family === "IPv6"
+      ? `[${address.address}]:${address.port}`
+      : `${address.address}:${address.port}`;
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  server.on("close", () => resolveClosed());
+
+  return {
+    url: `http://${bound}/mcp`,
+    host: address.address,
+    port: address.port,
+    closed,
+    shutdown(graceMs = requestTimeoutMs + 1000) {
+      if (!shuttingDown) {
+        shuttingDown = true;
+        server.close();
+        server.closeIdleConnections();
+        if (inFlight === 0) server.closeAllConnections();
+        setTimeout(() => server.closeAllConnections(), graceMs).unref();
+      }
+      return closed;
+    },
+  };
+}
+
+function normalizeHostname(name: string): string {
+  const n = name.trim().toLowerCase();
+  return isIP(n) === 6 ? `[${n}]` : n;
+}
+
+/** Host (always) and Origin (when sent) must name an allowed host. */
+function hostAllowed(req: IncomingMessage, allowed: readonly string[]): boolean {
+  const host = req.headers.host;
+  if (!host) return false;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}`).hostname;
+  } catch {
+    return false;
+  }
+  if (!allowed.includes(hostname)) return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return allowed.includes(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a body of at most `max` bytes. */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too_large" | "aborted"> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > max) return Promise.resolve("too_large");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    req.on("data", (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > max) {
+        settled = true;
+        resolve("too_large");
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!settled) {
+        settled = true;
+        resolve(Buffer.concat(chunks));
+      }
+    });
+    req.on("error", () => {
+      if (!settled) {
+        settled = true;
+        resolve("aborted");
+      }
+    });
+    req.on("aborted", () => {
+      if (!settled) {
+        settled = true;
+        resolve("aborted");
+      }
+    });
+  });
+}
+
+export interface RunHttpOptions extends HttpServerOptions {
+  /** Called after a clean shutdown (e.g. to stop an auth-file watcher). */
+  onClose?: () => void;
+  /** True when cursors are signed with a per-process key (logged as a warning). */
+  ephemeralKey?: boolean;
+}
+
+/**
+ * Serves until SIGTERM or SIGINT, then shuts down gracefully: the listener closes, requests
+ * arriving on open connections get 503, in-flight requests finish. Logs a `listening` line with
+ * the bound URL first.
+ */
+export async function runHttpServer(options: RunHttpOptions): Promise<void> {
+  const log = options.log ?? defaultLog;
+  const handle = await startHttpServer({ ...options, log });
+  log({
+    time: new Date().toISOString(),
+    event: "listening",
+    url: handle.url,
+    version: PACKAGE_VERSION,
+    auth: options.verifier ? "bearer" : "none (loopback, identity anonymous)",
+    ...(options.verifier ? {} : { roots: options.anonymous?.roots.dirs }),
+    estimator: options.engine.estimator.name,
+  });
+  if (options.ephemeralKey) {
+    log({
+      time: new Date().toISOString(),
+      event: "warning",
+      message:
+        "no --cursor-key-file or PAGEWISE_CURSOR_KEY: cursors are signed with a random per-process key, so they die with this process and other replicas reject them",
+    });
+  }
+  const stop = (signal: string) => {
+    log({ time: new Date().toISOString(), event: "shutdown", signal });
+    void handle.shutdown();
+  };
+  const onTerm = () => stop("SIGTERM");
+  const onInt = () => stop("SIGINT");
+  process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
+  await handle.closed;
+  process.off("SIGTERM", onTerm);
+  process.off("SIGINT", onInt);
+  options.onClose?.();
+  log({ time: new Date().toISOString(), event: "closed" });
+}

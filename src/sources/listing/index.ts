@@ -1,0 +1,29 @@
+/**
+ * @module
+ * Directory listings: the ordered, gitignore-aware walker shared with `search`, and the `list`
+ * source with offset and key-set cursor paging.
+ */
+export { compileGlob, type PathMatcher } from "./glob.js";
+export {
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_MAX_WALK_ENTRIES,
+  effectiveLimit,
+  LIST_TOOL,
+  type ListQuery,
+  type ListRequest,
+  type ListType,
+  listPage,
+  MAX_LIST_LIMIT,
+  mergeQuery,
+} from "./list.js";
+export { compareCodePoints } from "./order.js";
+export {
+  ancestorsWithin,
+  type EntryType,
+  type WalkEntry,
+  type WalkFs,
+  type WalkOptions,
+  type WalkStats,
+  walk,
+  walkLimitExceeded,
+} from "./walk.js";

@@ -1,0 +1,155 @@
+import * as nodeFs from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { compareCodePoints } from "./order.js";
+import { type WalkEntry, type WalkOptions, walk } from "./walk.js";
+
+const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-walk-")));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+let counter = 0;
+
+const OPTIONS: WalkOptions = {
+  recursive: true,
+  includeHidden: true,
+  respectGitignore: false,
+  maxEntries: 1_000_000,
+};
+
+async function collect(dir: string, options: WalkOptions = OPTIONS): Promise<WalkEntry[]> {
+  const out: WalkEntry[] = [];
+  await walk(dir, options, (e) => out.push(e));
+  return out;
+}
+
+/** Every path under `dir`, from Node's own recursive readdir, sorted by UTF-8 bytes. */
+function oracle(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((p) => p.split(path.sep).join("/"))
+    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+const nameArb = fc
+  .array(fc.constantFrom("a", "b", "-", ".", "é", "😀", "\uff01", "0", " "), {
+    minLength: 1,
+    maxLength: 4,
+  })
+  .map((cs) => cs.join(""))
+  .filter((n) => n !== "." && n !== ".." && n !== ".git");
+
+type Tree = { [name: string]: Tree | null };
+const treeArb: fc.Arbitrary<Tree> = fc.letrec((tie) => ({
+  tree: fc.dictionary(nameArb, fc.oneof({ depthSize: "small" }, fc.constant(null), tie("tree")), {
+    maxKeys: 5,
+  }),
+})).tree as fc.Arbitrary<Tree>;
+
+function materialize(dir: string, tree: Tree): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, sub] of Object.entries(tree)) {
+    if (sub === null) writeFileSync(path.join(dir, name), name);
+    else materialize(path.join(dir, name), sub);
+  }
+}
+
+describe("walk", () => {
+  it("emits every path exactly once, in code-point order (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(treeArb, async (tree) => {
+        const dir = path.join(base, `p${counter++}`);
+        materialize(dir, tree);
+        const got = (await collect(dir)).map((e) => e.path);
+        expect(got).toEqual(oracle(dir));
+        for (let i = 1; i < got.length; i++) {
+          expect(compareCodePoints(got[i - 1]!, got[i]!)).toBeLessThan(0);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("honours nested .gitignore files like git, and always skips .git", async () => {
+    const dir = path.join(base, "gi");
+    materialize(dir, {
+      ".gitignore": null,
+      ".git": { HEAD: null },
+      "a.log": null,
+      "keep.txt": null,
+      build: { "x.txt": null },
+      sub: {
+        ".gitignore": null,
+        "b.log": null,
+        "c.tmp": null,
+        "d.txt": null,
+        deep: { "e.tmp": null },
+      },
+    });
+    writeFileSync(path.join(dir, ".gitignore"), "*.log\nbuild/\n");
+    writeFileSync(path.join(dir, "sub/.gitignore"), "*.tmp\n!b.log\n");
+    const got = (
+      await collect(dir, { ...OPTIONS, includeHidden: false, respectGitignore: true })
+    ).map((e) => e.path);
+    expect(got).toEqual(["keep.txt", "sub", "sub/b.log", "sub/d.txt", "sub/deep"]);
+    const withHidden = (await collect(dir, { ...OPTIONS, respectGitignore: true })).map(
+      (e) => e.path,
+    );
+    expect(withHidden).toContain(".gitignore");
+    expect(withHidden.some((p) => p.startsWith(".git/") || p === ".git")).toBe(false);
+  });
+
+  it("applies .gitignore files of ancestors when walking a subdirectory", async () => {
+    const dir = path.join(base, "anc");
+    materialize(dir, { ".gitignore": null, sub: { "x.log": null, "y.txt": null } });
+    writeFileSync(path.join(dir, ".gitignore"), "sub/*.log\n");
+    const got = (
+      await collect(path.join(dir, "sub"), {
+        ...OPTIONS,
+        respectGitignore: true,
+        ancestors: [dir],
+      })
+    ).map((e) => e.path);
+    expect(got).toEqual(["y.txt"]);
+  });
+
+  it("counts and skips an unreadable directory (injected fs: chmod does not stop root)", async () => {
+    const dir = path.join(base, "unreadable");
+    materialize(dir, { a: { "x.txt": null }, b: { "y.txt": null }, c: null });
+    const fs = {
+      readdirSync: ((p: string, o: { withFileTypes: true }) => {
+        if (p.endsWith("/b")) {
+          throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+        }
+        return nodeFs.readdirSync(p, o);
+      }) as typeof nodeFs.readdirSync,
+      readFileSync: nodeFs.readFileSync,
+    };
+    const out: string[] = [];
+    const stats = await walk(dir, { ...OPTIONS, fs: fs as never }, (e) => out.push(e.path));
+    expect(out).toEqual(["a", "a/x.txt", "b", "c"]);
+    expect(stats.unreadable).toBe(1);
+    expect(stats.firstUnreadable).toBe("b");
+  });
+
+  it("does not follow symlinks, so a directory loop cannot hang it", async () => {
+    const dir = path.join(base, "loop");
+    materialize(dir, { a: { "x.txt": null } });
+    nodeFs.symlinkSync("..", path.join(dir, "a/up"));
+    const got = await collect(dir);
+    expect(got.map((e) => `${e.path}:${e.type}`)).toEqual([
+      "a:directory",
+      "a/up:symlink",
+      "a/x.txt:file",
+    ]);
+  });
+
+  it("fails with RESOURCE_LIMIT_EXCEEDED beyond maxEntries", async () => {
+    const dir = path.join(base, "limit");
+    materialize(dir, { a: null, b: null, c: { d: null } });
+    await expect(collect(dir, { ...OPTIONS, maxEntries: 3 })).rejects.toMatchObject({
+      code: "RESOURCE_LIMIT_EXCEEDED",
+      details: { limit: { name: "max_walk_entries", limit: 3 } },
+    });
+  });
+});

@@ -1,0 +1,303 @@
+/**
+ * @module
+ * The `search` source: matches of a regex or literal under a directory, in pages that fit a token
+ * budget, ordered by path (code-point order), then by position in the file.
+ *
+ * Cost model. A first page (or an `offset` page) reads every candidate file once: the exact
+ * `total` needs all matches. A cursor carries the last match's position, the total and a stamp of
+ * the candidate files' identities (path, inode, size, mtime and ctime in ns); its page re-stats
+ * every candidate file (no content read) and reads content only from the cursor's file and line
+ * onward until the page is full. If the stamp differs (a file was added, deleted or changed) that
+ * page falls back to a full read and continues after the cursor's position in the new content.
+ */
+import { openFileConfined, resolveDirectoryConfined } from "../../access/index.js";
+import {
+  ByteWriter,
+  budgetTooSmall,
+  fitItemCount,
+  identityKey,
+  PagewiseError,
+} from "../../core/index.js";
+import type { SourceContext } from "../context.js";
+import { cursorPathMismatch, readFileRef, writeFileRef } from "../file-ref.js";
+import { compileGlob } from "../listing/glob.js";
+import { DEFAULT_MAX_WALK_ENTRIES, effectiveLimit, mergeQuery } from "../listing/list.js";
+import { ancestorsWithin } from "../listing/walk.js";
+import { encodeReadCursor } from "../text/read-cursor.js";
+import { type CaseMode, compilePattern } from "./pattern.js";
+import { runScanJob } from "./pool.js";
+import type { MatchPosition, RawMatch, ScanWindow } from "./scan.js";
+
+export const SEARCH_TOOL = "search";
+/** Characters of a match line shown around the match when the line is longer. */
+export const DEFAULT_MAX_CHARS_PER_MATCH = 400;
+/** Most context lines before and after a match. */
+export const MAX_CONTEXT_LINES = 10;
+
+export interface SearchRequest {
+  readonly pattern?: string;
+  readonly path?: string;
+  readonly literal?: boolean;
+  readonly caseSensitive?: boolean;
+  readonly glob?: string;
+  readonly includeHidden?: boolean;
+  readonly respectGitignore?: boolean;
+  readonly context?: number;
+  readonly maxCharsPerMatch?: number;
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly cursor?: string;
+  readonly maxTokens: number;
+  readonly maxTokensLowered?: boolean;
+  readonly maxWalkEntries?: number;
+  readonly stallMs?: number;
+  readonly onProgress?: (filesRead: number) => void;
+  /** Scan in this thread instead of a worker (tests). */
+  readonly inProcess?: boolean;
+}
+
+interface SearchQuery {
+  pattern: string;
+  literal: boolean;
+  caseMode: CaseMode;
+  glob: string | undefined;
+  includeHidden: boolean;
+  respectGitignore: boolean;
+  context: number;
+  maxChars: number;
+}
+
+const CASE_MODES: readonly CaseMode[] = ["smart", "sensitive", "insensitive"];
+
+function flagsOf(q: SearchQuery): number {
+  return (
+    (q.literal ? 1 : 0) |
+    (q.includeHidden ? 2 : 0) |
+    (q.respectGitignore ? 4 : 0) |
+    (CASE_MODES.indexOf(q.caseMode) << 3)
+  );
+}
+
+export async function searchPage(ctx: SourceContext, req: SearchRequest): Promise<string> {
+  const { caller, codec, estimator } = ctx;
+  const roots = caller.roots;
+  const caseMode: CaseMode =
+    req.caseSensitive === undefined ? "smart" : req.caseSensitive ? "sensitive" : "insensitive";
+  let dirArg = req.path;
+  let requestedLimit = req.limit;
+  let window: ScanWindow | undefined;
+  let query: SearchQuery;
+  if (req.cursor !== undefined) {
+    if (req.offset !== undefined) {
+      throw new PagewiseError(
+        "INVALID_ARGUMENT",
+        "A cursor already fixes the position: pass cursor without offset.",
+      );
+    }
+    const r = codec.decode(SEARCH_TOOL, caller.identity, req.cursor);
+    const { absolute } = readFileRef(r, roots);
+    const flags = r.u8();
+    const mode = CASE_MODES[(flags >> 3) & 3];
+    if (mode === undefined || flags >> 5 !== 0) {
+      throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+    }
+    const fromCursor: SearchQuery = {
+      literal: (flags & 1) !== 0,
+      includeHidden: (flags & 2) !== 0,
+      respectGitignore: (flags & 4) !== 0,
+      caseMode: mode,
+      context: r.u8(),
+      maxChars: r.uint(),
+      pattern: r.string(),
+      glob: r.string() || undefined,
+    };
+    const cursorLimit = r.uint();
+    const after: MatchPosition = { path: r.string(), lineStart: r.uint(), ordinal: r.uint() };
+    const resume = { byte: r.uint(), line: r.uint() };
+    const offset = r.uint();
+    const total = r.uint();
+    const stamp = Buffer.from(r.raw(6)).toString("base64url");
+    r.end();
+    query = mergeQuery(fromCursor, {
+      pattern: req.pattern,
+      literal: req.literal,
+      caseMode: req.caseSensitive === undefined ? undefined : caseMode,
+      glob: req.glob,
+      includeHidden: req.includeHidden,
+      respectGitignore: req.respectGitignore,
+      context: req.context,
+      maxChars: req.maxCharsPerMatch,
+    });
+    if (dirArg !== undefined && dirArg !== "") {
+      const given = await resolveDirectoryConfined(roots, dirArg);
+      const named = await resolveDirectoryConfined(roots, absolute).catch(() => undefined);
+      if (given.realPath !== named?.realPath) throw cursorPathMismatch();
+    }
+    dirArg = absolute;
+    requestedLimit ??= cursorLimit;
+    window = {
+      kind: "after",
+      after,
+      limit: 0,
+      expect: { stamp, total, offset },
+      resume,
+    };
+  } else {
+    if (req.pattern === undefined) {
+      throw new PagewiseError("INVALID_ARGUMENT", "Give the pattern to search for.");
+    }
+    query = {
+      pattern: req.pattern,
+      literal: req.literal ?? false,
+      caseMode,
+      glob: req.glob,
+      includeHidden: req.includeHidden ?? false,
+      respectGitignore: req.respectGitignore ?? true,
+      context: req.context ?? 0,
+      maxChars: req.maxCharsPerMatch ?? DEFAULT_MAX_CHARS_PER_MATCH,
+    };
+  }
+  if (query.context < 0 || query.context > MAX_CONTEXT_LINES) {
+    throw new PagewiseError("INVALID_ARGUMENT", `context must be 0 to ${MAX_CONTEXT_LINES}.`);
+  }
+  if (query.maxChars < 1) {
+    throw new PagewiseError("INVALID_ARGUMENT", "max_chars_per_match must be at least 1.");
+  }
+  const { limit, note } = effectiveLimit(requestedLimit);
+  window =
+    window?.kind === "after"
+      ? { ...window, limit }
+      : { kind: "offset", offset: req.offset ?? 0, limit };
+  const compiled = compilePattern(query.pattern, query.literal, query.caseMode);
+  compileGlob(query.glob);
+  const dir = await resolveDirectoryConfined(roots, dirArg);
+  const rootDir = roots.dirs[dir.rootIndex]!;
+  const relDir = roots.relative(dir.rootIndex, dir.realPath);
+
+  const result = await runScanJob(
+    {
+      dir: dir.realPath,
+      ancestors: ancestorsWithin(rootDir, dir.realPath),
+      includeHidden: query.includeHidden,
+      respectGitignore: query.respectGitignore,
+      ...(query.glob !== undefined ? { glob: query.glob } : {}),
+      maxWalkEntries: req.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
+      source: compiled.source,
+      flags: compiled.flags,
+      prefilter: compiled.prefilter,
+      context: query.context,
+      maxChars: query.maxChars,
+      window,
+    },
+    {
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(req.stallMs !== undefined ? { stallMs: req.stallMs } : {}),
+      ...(req.onProgress ? { onProgress: (files: number) => req.onProgress?.(files) } : {}),
+      ...(req.inProcess ? { inProcess: true } : {}),
+    },
+  );
+
+  const items = await Promise.all(
+    result.items.map(async (m) => ({ match: m, json: await itemJson(ctx, dir.realPath, m) })),
+  );
+  const uri = `file://${encodeURI(dir.realPath)}`;
+  const start = result.offset;
+  const total = result.total;
+  const stampBytes = Buffer.from(result.stamp, "base64url");
+  const flags = flagsOf(query);
+  const cursorAfter = (m: RawMatch, nextOffset: number): string => {
+    const w = new ByteWriter();
+    writeFileRef(w, roots, { rootIndex: dir.rootIndex, relPath: relDir });
+    w.u8(flags)
+      .u8(query.context)
+      .uint(query.maxChars)
+      .string(query.pattern)
+      .string(query.glob ?? "")
+      .uint(limit)
+      .string(m.path)
+      .uint(m.lineStart)
+      .uint(m.ordinal)
+      .uint(m.resumeByte)
+      .uint(m.resumeLine)
+      .uint(nextOffset)
+      .uint(total)
+      .raw(stampBytes);
+    return codec.encode(SEARCH_TOOL, caller.identity, w.finish());
+  };
+  const extras =
+    (note ? `,"note":${JSON.stringify(note)}` : "") +
+    (req.maxTokensLowered ? `,"max_tokens":${req.maxTokens}` : "") +
+    (result.skipped &&
+    (result.skipped.binary ||
+      result.skipped.long_lines ||
+      result.skipped.unreadable_files ||
+      result.skipped.unreadable_directories)
+      ? `,"skipped":${JSON.stringify(result.skipped)}`
+      : "");
+  const render = (count: number): string => {
+    const next = start + count;
+    const hasMore = next < total && count > 0;
+    const pagination = `{"total":${total},"limit":${limit},"offset":${start},"has_more":${hasMore},"next_offset":${hasMore ? next : null}}`;
+    const nextCursor = hasMore
+      ? JSON.stringify(cursorAfter(items[count - 1]!.match, next))
+      : "null";
+    let body = "";
+    for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
+    return `{"uri":${JSON.stringify(uri)},"items":[${body}],"pagination":${pagination},"next_cursor":${nextCursor}${extras}}`;
+  };
+  const fitted = fitItemCount(items.length, req.maxTokens, estimator, render);
+  if (fitted.amount === 0 && items.length > 0) {
+    throw budgetTooSmall(req.maxTokens, estimator.count(render(1)), "one match");
+  }
+  if (fitted.tokens > req.maxTokens)
+    throw budgetTooSmall(req.maxTokens, fitted.tokens, "an empty page");
+  return fitted.text;
+}
+
+/** One item's JSON; a truncated match gets a `line_cursor` (a read cursor over its whole line). */
+async function itemJson(ctx: SourceContext, dir: string, m: RawMatch): Promise<string> {
+  const item: Record<string, unknown> = {
+    path: m.path,
+    line: m.line,
+    column: m.column,
+    text: m.text,
+  };
+  if (m.before !== undefined) item.before = m.before;
+  if (m.after !== undefined) item.after = m.after;
+  if (m.contextTruncated) item.context_truncated = true;
+  if (m.truncated) {
+    item.truncated = true;
+    item.text_column = m.textColumn;
+    item.line_cursor = await lineCursor(ctx, `${dir}/${m.path}`, m);
+  }
+  return JSON.stringify(item);
+}
+
+async function lineCursor(ctx: SourceContext, absolute: string, m: RawMatch): Promise<string> {
+  const { caller } = ctx;
+  const opened = await openFileConfined(caller.roots, absolute);
+  try {
+    const st = await opened.handle.stat({ bigint: true });
+    if (identityKey(st) !== m.ident) {
+      throw new PagewiseError(
+        "CONTENT_CHANGED",
+        `${m.path} changed while it was searched. Run the search again.`,
+        { hint: "Call again with the same arguments." },
+      );
+    }
+    const version = await ctx.versions.versionOf(opened.handle, st, undefined, ctx.signal);
+    return encodeReadCursor(ctx.codec, caller.identity, caller.roots, {
+      file: {
+        rootIndex: opened.rootIndex,
+        relPath: caller.roots.relative(opened.rootIndex, opened.realPath),
+      },
+      digest: version.digest,
+      fingerprint: version.fingerprint,
+      position: m.lineStart,
+      encoding: "utf-8",
+      end: { kind: "byte", offset: m.lineEnd },
+    });
+  } finally {
+    await opened.handle.close();
+  }
+}

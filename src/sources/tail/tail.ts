@@ -1,0 +1,471 @@
+/**
+ * @module
+ * The `tail` source: newest-first, budgeted pages of the records (lines) of a log, JSONL stream or
+ * any line file, with cursors that survive appends.
+ *
+ * A page is found by scanning aligned blocks backward from the end (or from a `before` cursor), or
+ * forward from an `after` cursor or the start, collecting candidate records until the budget could
+ * not hold more; `pageItems` then fits the exact page. Cost is O(page) wherever the page lies.
+ *
+ * Cursor checks (see docs/tail.md for what they catch): same inode (not rotated), not shorter than
+ * when issued (not truncated), not written at all when it did not grow (same-size rewrite), and the
+ * same bytes in two anchor windows: the last 4 KiB before the old size and 1 KiB around the cursor.
+ */
+import { isUtf8 } from "node:buffer";
+import { createHash } from "node:crypto";
+import type { BigIntStats } from "node:fs";
+import { openFileConfined } from "../../access/index.js";
+import {
+  completeUtf8Length,
+  type PagedItem,
+  PagewiseError,
+  pageItems,
+  VERSION_DIGEST_BYTES,
+  versionString,
+} from "../../core/index.js";
+import type { SourceContext } from "../context.js";
+import { cursorPathMismatch, type FileRef } from "../file-ref.js";
+import {
+  appendFingerprint,
+  checkAppendOnly,
+  encodeReadCursor,
+  fileByteSource,
+  fileRewritten,
+  onlyAppendedBetween,
+  rangeDigest,
+  sameBytes,
+} from "../text/index.js";
+import { compileGrep, GREP_MAX_RECORD_BYTES, type RecordFilter } from "./grep.js";
+import { BlockReader, type RecordSpan, recordAt, recordBefore } from "./records.js";
+import {
+  decodeTailCursor,
+  encodeTailCursor,
+  TAIL_ANCHOR_BYTES,
+  type TailCursorKind,
+  type TailCursorState,
+} from "./tail-cursor.js";
+
+/** Default and largest number of records on one page. */
+export const TAIL_DEFAULT_LIMIT = 50;
+export const TAIL_MAX_LIMIT = 1000;
+/** Default clamp of one record's text, in UTF-16 code units. */
+export const TAIL_DEFAULT_MAX_CHARS_PER_ITEM = 2000;
+/** Bytes before the size at issue that a cursor anchors (hashes). */
+export const TAIL_END_ANCHOR_BYTES = 4096;
+/** Bytes on each side of a cursor's position that it anchors. */
+export const TAIL_POSITION_ANCHOR_BYTES = 512;
+/** A filtered (`grep`) page stops scanning after this many bytes; its cursor resumes there. */
+export const TAIL_SCAN_MAX_BYTES = 64 * 1024 * 1024;
+/** …or after this long, so a slow regular expression cannot hold a call indefinitely. */
+export const TAIL_SCAN_MAX_MS = 3000;
+/** Lower bound of the JSON around one item's text (`{"position":0,"text":""},`), in code units. */
+const ITEM_OVERHEAD_UNITS = 24;
+
+export interface TailRequest {
+  readonly path?: string;
+  readonly before?: string;
+  readonly after?: string;
+  readonly fromStart?: boolean;
+  readonly grep?: string;
+  readonly limit: number;
+  /** Set when the caller asked for more than TAIL_MAX_LIMIT: the page reports the applied limit. */
+  readonly limitLowered?: boolean;
+  readonly maxCharsPerItem: number;
+  readonly maxTokens: number;
+  readonly maxTokensLowered?: boolean;
+  /** Bytes a filtered scan may cover per page (default TAIL_SCAN_MAX_BYTES; lowered in tests). */
+  readonly scanMaxBytes?: number;
+}
+
+interface Candidate {
+  readonly span: RecordSpan;
+  /** The record's text, or its first bytes' text when longer than the clamp could show. */
+  readonly text: string;
+  readonly base64: boolean;
+  /** True when `text` holds only a prefix of the record (the pager will clamp it). */
+  readonly prefixOnly: boolean;
+}
+
+function invalidArgument(message: string, hint?: string): PagewiseError {
+  return new PagewiseError("INVALID_ARGUMENT", message, hint ? { hint } : {});
+}
+
+/** One `tail` page as JSON text. */
+export async function tailPage(ctx: SourceContext, req: TailRequest): Promise<string> {
+  const { caller, codec } = ctx;
+  if (req.before !== undefined && req.after !== undefined) {
+    throw invalidArgument("Pass either before or after, not both.");
+  }
+  const cursorArg = req.before ?? req.after;
+  if (cursorArg !== undefined && req.fromStart) {
+    throw invalidArgument("from_start starts a new walk: pass it without a cursor.");
+  }
+  let state: TailCursorState | undefined;
+  let target = req.path;
+  if (cursorArg !== undefined) {
+    const decoded = decodeTailCursor(codec, caller.identity, caller.roots, cursorArg);
+    state = decoded.state;
+    const wanted: TailCursorKind = req.before !== undefined ? "before" : "after";
+    if (state.kind !== wanted) {
+      throw new PagewiseError(
+        "INVALID_ARGUMENT",
+        state.kind === "before"
+          ? "This cursor is an earlier_cursor: pass it as before."
+          : "This cursor is a later_cursor: pass it as after.",
+        { retry: { [state.kind]: cursorArg, [wanted]: undefined } },
+      );
+    }
+    if (req.grep !== undefined && req.grep !== (state.grep ?? "")) {
+      throw invalidArgument(
+        "The cursor was made with a different grep filter; a cursor keeps its own filter.",
+        "Pass the cursor without grep, or start again without a cursor to use a new filter.",
+      );
+    }
+    if (
+      req.path !== undefined &&
+      req.path !== "" &&
+      caller.roots.resolve(req.path) !== decoded.absolute
+    ) {
+      const given = await openFileConfined(caller.roots, req.path);
+      await given.handle.close();
+      const named = await openFileConfined(caller.roots, decoded.absolute).catch(() => undefined);
+      await named?.handle.close();
+      if (given.realPath !== named?.realPath) throw cursorPathMismatch();
+    }
+    target = decoded.absolute;
+  } else if (req.path === undefined || req.path === "") {
+    throw invalidArgument("Give the path of the file to tail (or a cursor from a previous page).");
+  }
+  const grep = state
+    ? state.grep
+    : req.grep !== undefined && req.grep !== ""
+      ? req.grep
+      : undefined;
+  const filter = grep !== undefined ? compileGrep(grep) : undefined;
+
+  const opened = await openFileConfined(caller.roots, target);
+  try {
+    const rootIndex = opened.rootIndex;
+    const relPath = caller.roots.relative(rootIndex, opened.realPath);
+    if (
+      state &&
+      (state.file.relPath !== relPath ||
+        caller.roots.dirs[state.file.rootIndex] !== caller.roots.dirs[rootIndex])
+    ) {
+      throw cursorPathMismatch();
+    }
+    const st = await opened.handle.stat({ bigint: true });
+    const size = Number(st.size);
+    const reader = new BlockReader(fileByteSource(opened.handle, size), size);
+    if (state) await verifyCursor(reader, st, state);
+    const page = await buildPage(ctx, req, {
+      reader,
+      stat: st,
+      file: { rootIndex, relPath },
+      uri: `file://${encodeURI(opened.realPath)}`,
+      state,
+      grep,
+      filter,
+    });
+    const after = await opened.handle.stat({ bigint: true });
+    if (!onlyAppendedBetween(st, after, size)) {
+      throw new PagewiseError(
+        "CONTENT_CHANGED",
+        "The file was truncated, replaced or rewritten while this page was read. Start again without a cursor.",
+        { hint: "Call again with the same arguments but no cursor." },
+      );
+    }
+    return page;
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/** Digest of the last TAIL_END_ANCHOR_BYTES before `size` (and `size` itself): the page's version. */
+async function endDigest(reader: BlockReader, size: number): Promise<Buffer> {
+  const bytes = await reader.range(size - TAIL_END_ANCHOR_BYTES, size);
+  return createHash("sha256").update(`pagewise-tail\0${size}\0`).update(bytes).digest();
+}
+
+/** The bytes a cursor at `position`, issued at `size`, anchors besides the end. */
+function positionWindow(reader: BlockReader, size: number, position: number): Promise<Buffer> {
+  return reader.range(
+    position - TAIL_POSITION_ANCHOR_BYTES,
+    Math.min(size, position + TAIL_POSITION_ANCHOR_BYTES),
+  );
+}
+
+/** The anchor of a cursor at `position`: its end digest and its position window, hashed. */
+function anchorOf(end: Uint8Array, position: number, window: Uint8Array): Uint8Array {
+  return createHash("sha256")
+    .update(end)
+    .update(`\0${position}\0`)
+    .update(window)
+    .digest()
+    .subarray(0, TAIL_ANCHOR_BYTES);
+}
+
+async function verifyCursor(reader: BlockReader, st: BigIntStats, state: TailCursorState) {
+  checkAppendOnly(st, state.fingerprint, state.size);
+  const end = await endDigest(reader, state.size);
+  const window = await positionWindow(reader, state.size, state.position);
+  if (!sameBytes(anchorOf(end, state.position, window), state.anchor)) {
+    throw fileRewritten("was rewritten");
+  }
+}
+
+interface PageInput {
+  readonly reader: BlockReader;
+  readonly stat: BigIntStats;
+  readonly file: FileRef;
+  readonly uri: string;
+  readonly state: TailCursorState | undefined;
+  readonly grep: string | undefined;
+  readonly filter: RecordFilter | undefined;
+}
+
+/** What one scan found: candidates in file order, and how far it got. */
+interface Scan {
+  readonly candidates: Candidate[];
+  /** Backward: lowest offset scanned (a record start). Forward: where the next scan resumes. */
+  readonly boundary: number;
+  /** Forward: the scan saw every record to the end of the file. */
+  readonly reachedEnd: boolean;
+}
+
+async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput): Promise<string> {
+  const { codec, caller, estimator } = ctx;
+  const { reader, stat, file, uri, state, grep, filter } = input;
+  const size = reader.size;
+  const forward = state ? state.kind === "after" : req.fromStart === true;
+  const maxChars = req.maxCharsPerItem;
+  // Bytes of a record kept for display: enough for `maxChars` code units and then some, so a
+  // longer record is seen to be longer (each code unit is at most 3 UTF-8 bytes).
+  const keepBytes = maxChars * 3 + 8;
+  const budgetUnits = req.maxTokens * estimator.maxUnitsPerToken;
+  const limit = req.limit;
+
+  let start: number; // forward: first offset; backward: exclusive end
+  if (state) start = state.position;
+  else start = forward ? 0 : size;
+  if (start > size) throw fileRewritten("was truncated");
+
+  // Newest page: where the records that are still being written begin (the later cursor).
+  let newestLater = size;
+
+  const candidates: Candidate[] = [];
+  let units = 0;
+  // The code-unit bound above is loose for estimators whose tokens can cover many units; so the
+  // texts collected are also counted at doubling sizes, and the scan stops once they alone exceed
+  // the budget. Stopping early can only make a page less full, never overflow it.
+  let countAt = 16;
+  let enough = false;
+  let scanned = 0;
+  const began = Date.now();
+  const full = () =>
+    candidates.length >= limit ||
+    units > budgetUnits ||
+    enough ||
+    (filter !== undefined &&
+      (scanned > (req.scanMaxBytes ?? TAIL_SCAN_MAX_BYTES) ||
+        Date.now() - began > TAIL_SCAN_MAX_MS));
+
+  const consider = async (span: RecordSpan): Promise<void> => {
+    ctx.signal?.throwIfAborted();
+    scanned += span.end - span.start;
+    const length = span.contentEnd - span.start;
+    const want = filter ? Math.max(keepBytes, GREP_MAX_RECORD_BYTES) : keepBytes;
+    const bytes = await reader.range(span.start, span.start + Math.min(length, want));
+    if (filter && !filter(bytes.toString("utf8"))) return;
+    const candidate = toCandidate(
+      span,
+      bytes.subarray(0, Math.min(bytes.length, keepBytes)),
+      length,
+    );
+    candidates.push(candidate);
+    units += Math.min(candidate.text.length, maxChars) + ITEM_OVERHEAD_UNITS;
+    if (candidates.length >= countAt) {
+      countAt *= 2;
+      let joined = "";
+      for (const c of candidates) joined += `${c.text.slice(0, maxChars)}\n`;
+      enough = estimator.count(joined) > req.maxTokens * 1.25;
+    }
+  };
+
+  let scan: Scan;
+  if (forward) {
+    let at = start;
+    let reachedEnd = false;
+    while (!full()) {
+      const span = await recordAt(reader, at);
+      if (!span) {
+        reachedEnd = true;
+        break;
+      }
+      await consider(span);
+      if (span.partial) {
+        reachedEnd = true;
+        break;
+      }
+      at = span.end;
+    }
+    scan = { candidates, boundary: at, reachedEnd };
+  } else {
+    let at = start;
+    let first = true;
+    while (!full()) {
+      const span = await recordBefore(reader, at);
+      if (!span) break;
+      if (first && !state && span.partial) newestLater = span.start;
+      first = false;
+      await consider(span);
+      at = span.start;
+    }
+    candidates.reverse();
+    scan = { candidates, boundary: at, reachedEnd: at === 0 };
+  }
+
+  // Everything a page may need is computed before fitting (reads are async; rendering is not).
+  const fingerprint = appendFingerprint(stat);
+  const endSum = await endDigest(reader, size);
+  const version = versionString(endSum);
+  const tailState = (kind: TailCursorKind, position: number): TailCursorState => ({
+    file,
+    kind,
+    position,
+    size,
+    fingerprint,
+    anchor: new Uint8Array(0),
+    ...(grep !== undefined ? { grep } : {}),
+  });
+  // Perf: the windows are gathered up front (async reads, mostly from cached blocks), but a cursor
+  // is hashed and signed only when a probed page needs it — a few per page, not one per candidate.
+  const windows = new Map<number, Buffer>();
+  const cursors = new Map<string, string | null>();
+  const windowAt = async (position: number) => {
+    if (!windows.has(position)) windows.set(position, await positionWindow(reader, size, position));
+  };
+  const cursorAt = (kind: TailCursorKind, position: number): string | null => {
+    if (kind === "before" && position === 0) return null;
+    const key = `${kind}:${position}`;
+    let cursor = cursors.get(key);
+    if (cursor === undefined) {
+      const window = windows.get(position);
+      if (window === undefined) throw new Error(`no anchor window at ${position}`);
+      const anchor = anchorOf(endSum, position, window);
+      cursor = encodeTailCursor(codec, caller.identity, caller.roots, {
+        ...tailState(kind, position),
+        anchor,
+      });
+      cursors.set(key, cursor);
+    }
+    return cursor;
+  };
+  const n = candidates.length;
+  // Where the page's edges can fall: after i candidates (forward) / before the last i (backward).
+  const laterFor = (end: number): number => {
+    if (end === n) return scan.boundary;
+    const last = candidates[end - 1]!.span;
+    return last.partial ? last.start : last.end;
+  };
+  const earlierFor = (first: number): number =>
+    first === 0 ? scan.boundary : candidates[first]!.span.start;
+  const fixedLater = state ? start : newestLater;
+  if (forward) {
+    await windowAt(start);
+    // A page holds at least one candidate when there is one.
+    for (let end = Math.min(1, n); end <= n; end++) await windowAt(laterFor(end));
+  } else {
+    await windowAt(fixedLater);
+    for (let first = 0; first < Math.max(1, n); first++) await windowAt(earlierFor(first));
+  }
+  const lineCursors = new Map<number, string>();
+  for (let i = 0; i < n; i++) {
+    const c = candidates[i]!;
+    const nearest = forward ? i === 0 : i === n - 1;
+    if (!nearest && !c.prefixOnly && c.text.length <= maxChars) continue;
+    const digest = await rangeDigest(
+      { size, read: (p, l) => reader.range(p, p + l) },
+      c.span.start,
+      c.span.contentEnd,
+      VERSION_DIGEST_BYTES,
+    );
+    lineCursors.set(
+      i,
+      encodeReadCursor(codec, caller.identity, caller.roots, {
+        file,
+        digest,
+        fingerprint,
+        position: c.span.start,
+        encoding: c.base64 ? "base64" : "utf-8",
+        end: { kind: "byte", offset: c.span.contentEnd },
+        anchor: { start: c.span.start, size },
+      }),
+    );
+  }
+
+  const renderItem = (p: PagedItem<Candidate>): Record<string, unknown> => {
+    const c = p.item;
+    const item: Record<string, unknown> = { position: c.span.start, text: p.text };
+    if (c.base64) item.encoding = "base64";
+    if (p.truncated || c.prefixOnly) {
+      item.truncated = true;
+      const lc = lineCursors.get(p.index);
+      if (lc === undefined) throw new Error(`no line cursor for candidate ${p.index}`);
+      item.line_cursor = lc;
+    }
+    if (c.span.partial) item.partial = true;
+    return item;
+  };
+
+  const page = pageItems<Candidate>({
+    total: n,
+    at: (i) => candidates[i]!,
+    direction: forward ? "forward" : "backward",
+    maxTokens: req.maxTokens,
+    estimator,
+    limit,
+    textOf: (c) => c.text,
+    maxUnitsPerItem: maxChars,
+    snap: (text, cut, c) => (c.base64 ? cut - (cut % 4) : codePointCut(text, cut)),
+    render: (view) => {
+      const earlier = forward ? start : earlierFor(view.start);
+      const later = forward ? laterFor(view.end) : fixedLater;
+      const hasLater = forward
+        ? !(view.end === n && scan.reachedEnd)
+        : state !== undefined && later < size;
+      const body: Record<string, unknown> = {
+        uri,
+        items: view.items.map(renderItem),
+        has_earlier: earlier > 0,
+        earlier_cursor: cursorAt("before", earlier),
+        has_later: hasLater,
+        later_cursor: cursorAt("after", later),
+        version,
+      };
+      if (grep !== undefined) body.grep = grep;
+      if (req.limitLowered) body.limit = limit;
+      if (req.maxTokensLowered) body.max_tokens = req.maxTokens;
+      return JSON.stringify(body);
+    },
+  });
+  return page.text;
+}
+
+function codePointCut(text: string, units: number): number {
+  const c = text.charCodeAt(units - 1);
+  const d = text.charCodeAt(units);
+  return units > 0 && c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? units - 1 : units;
+}
+
+/** A record's display text: UTF-8 text when its bytes are valid UTF-8, else base64 of them. */
+function toCandidate(span: RecordSpan, kept: Buffer, length: number): Candidate {
+  const prefixOnly = kept.length < length;
+  let bytes = kept;
+  if (prefixOnly) bytes = bytes.subarray(0, completeUtf8Length(bytes, bytes.length));
+  if (isUtf8(bytes)) {
+    return { span, text: bytes.toString("utf8"), base64: false, prefixOnly };
+  }
+  const whole = prefixOnly ? kept.subarray(0, kept.length - (kept.length % 3)) : kept;
+  return { span, text: whole.toString("base64"), base64: true, prefixOnly };
+}

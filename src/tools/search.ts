@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { DEFAULT_MAX_WALK_ENTRIES, searchPage } from "../sources/index.js";
+import { applyBudget, type ToolContext } from "./context.js";
+import { cursorArg, maxTokensArg, wholeNumber } from "./schema.js";
+import type { ToolDefinition } from "./tool.js";
+
+export const searchInput = z
+  .object({
+    pattern: z
+      .string()
+      .describe(
+        "JavaScript regular expression (or text with literal: true), matched line by line. May be left out with a cursor.",
+      )
+      .optional(),
+    path: z
+      .string()
+      .describe(
+        "Directory to search: relative to the first root, absolute inside a root, or a file:// URI (default: the first root).",
+      )
+      .optional(),
+    literal: z.boolean().describe("Search for pattern as plain text (default false).").optional(),
+    case_sensitive: z
+      .boolean()
+      .describe(
+        "Default: smart case (case-insensitive unless the pattern has an upper-case letter).",
+      )
+      .optional(),
+    glob: z
+      .string()
+      .describe('Only files matching this glob ("*.ts" by name at any depth, "src/**" by path).')
+      .optional(),
+    include_hidden: z
+      .boolean()
+      .describe("Search names starting with '.' too (default false).")
+      .optional(),
+    respect_gitignore: z
+      .boolean()
+      .describe("Skip what .gitignore files ignore (default true).")
+      .optional(),
+    context: wholeNumber(0, "Lines of context before and after each match, 0-10 (default 0).")
+      .refine((n) => n <= 10, { message: "must be at most 10" })
+      .optional(),
+    max_chars_per_match: wholeNumber(
+      1,
+      "Longer match lines are clamped around the match (truncated: true, with a line_cursor for read). Default 400.",
+    ).optional(),
+    limit: wholeNumber(1, "Matches per page (default 100, at most 1000).").optional(),
+    offset: wholeNumber(0, "Index of the first match to return (default 0).").optional(),
+    max_tokens: maxTokensArg,
+    cursor: cursorArg,
+  })
+  .strict();
+
+export const searchTool: ToolDefinition<typeof searchInput> = {
+  name: "search",
+  title: "Search file contents in pages",
+  description:
+    "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line.",
+  input: searchInput,
+  async run(args, ctx: ToolContext) {
+    const budget = applyBudget(args.max_tokens, ctx.settings);
+    return searchPage(ctx, {
+      ...(args.pattern !== undefined ? { pattern: args.pattern } : {}),
+      ...(args.path !== undefined ? { path: args.path } : {}),
+      ...(args.literal !== undefined ? { literal: args.literal } : {}),
+      ...(args.case_sensitive !== undefined ? { caseSensitive: args.case_sensitive } : {}),
+      ...(args.glob !== undefined ? { glob: args.glob } : {}),
+      ...(args.include_hidden !== undefined ? { includeHidden: args.include_hidden } : {}),
+      ...(args.respect_gitignore !== undefined ? { respectGitignore: args.respect_gitignore } : {}),
+      ...(args.context !== undefined ? { context: args.context } : {}),
+      ...(args.max_chars_per_match !== undefined
+        ? { maxCharsPerMatch: args.max_chars_per_match }
+        : {}),
+      ...(args.limit !== undefined ? { limit: args.limit } : {}),
+      ...(args.offset !== undefined ? { offset: args.offset } : {}),
+      ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
+      maxTokens: budget.maxTokens,
+      maxTokensLowered: budget.lowered,
+      maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
+      ...(ctx.settings.searchStallMs !== undefined ? { stallMs: ctx.settings.searchStallMs } : {}),
+      ...(ctx.progress ? { onProgress: (n: number) => ctx.progress?.(n) } : {}),
+    });
+  },
+};

@@ -1,0 +1,233 @@
+/**
+ * `list` end to end over stdio with the SDK client: a 50,000-file tree walked by next_offset and by
+ * next_cursor against `find`, budgets, limits, changes between pages, hostile inputs.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultEstimator } from "../dist/core/index.js";
+import { type ServerHandle, startServer, tempDir } from "./support/server.js";
+
+const FILES = 50_000;
+const BUDGET = 18_000;
+const tmp = tempDir("pagewise-list-e2e-", { inMemory: true });
+const root = tmp.dir;
+const big = path.join(root, "big");
+let serverA: ServerHandle;
+let serverB: ServerHandle;
+
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+beforeAll(async () => {
+  let made = 0;
+  for (let a = 0; made < FILES; a++) {
+    for (let b = 0; b < 10 && made < FILES; b++) {
+      const dir = path.join(big, `d${a}`, `s${b}`);
+      mkdirSync(dir, { recursive: true });
+      for (let c = 0; c < 100 && made < FILES; c++, made++) {
+        writeFileSync(path.join(dir, `f${c}.txt`), "x");
+      }
+      if (b === 3) {
+        writeFileSync(path.join(dir, "noise.log"), "ignored");
+        writeFileSync(path.join(dir, ".hidden"), "hidden");
+        mkdirSync(path.join(dir, "ignored"));
+        writeFileSync(path.join(dir, "ignored", "x.txt"), "ignored");
+      }
+    }
+    // Names that sort between "dN" and "dN/…" in code-point order ("-" < "/").
+    writeFileSync(path.join(big, `d${a}-x`), "x");
+  }
+  mkdirSync(path.join(big, ".git"));
+  writeFileSync(path.join(big, ".git", "HEAD"), "ref");
+  writeFileSync(path.join(big, ".gitignore"), "*.log\nignored/\n");
+  [serverA, serverB] = await Promise.all([
+    startServer(["--root", root]),
+    startServer(["--root", root, "--max-walk-entries", "1000"]),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([serverA?.close(), serverB?.close()]);
+  tmp.cleanup();
+}, 180_000);
+
+function findFiles(dir: string): string[] {
+  const out = execFileSync(
+    "find",
+    [
+      ".",
+      "-type",
+      "f",
+      "-not",
+      "-path",
+      "*/.*",
+      "-not",
+      "-name",
+      "*.log",
+      "-not",
+      "-path",
+      "*/ignored/*",
+    ],
+    { cwd: dir, maxBuffer: 64 << 20, encoding: "utf8" },
+  );
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map((p) => p.slice(2))
+    .sort(byBytes);
+}
+
+async function walkPages(
+  server: ServerHandle,
+  mode: "offset" | "cursor",
+): Promise<{ paths: string[]; pages: number }> {
+  const paths: string[] = [];
+  const args = { path: "big", recursive: true, type: "file", limit: 1000, max_tokens: BUDGET };
+  let page = await server.call("list", args);
+  let pages = 0;
+  for (;;) {
+    expect(page.isError, page.text).toBe(false);
+    expect(page.blocks).toBe(1);
+    expect(defaultEstimator.count(page.text)).toBeLessThanOrEqual(BUDGET);
+    const json = page.json;
+    expect(json.pagination.offset).toBe(paths.length);
+    paths.push(...json.items.map((i: { path: string }) => i.path));
+    pages++;
+    if (!json.pagination.has_more) {
+      expect(json.pagination.next_offset).toBeNull();
+      expect(json.next_cursor).toBeNull();
+      break;
+    }
+    expect(json.pagination.next_offset).toBe(paths.length);
+    page =
+      mode === "offset"
+        ? await server.call("list", { ...args, offset: json.pagination.next_offset })
+        : await server.call("list", { cursor: json.next_cursor, max_tokens: BUDGET });
+  }
+  return { paths, pages };
+}
+
+describe("list over stdio", () => {
+  it("walks 50,000 files by next_offset and by next_cursor, equal to find's list", async () => {
+    const expected = findFiles(big);
+    expect(expected.length).toBe(FILES + Math.ceil(FILES / 1000));
+    const [byOffset, byCursor] = await Promise.all([
+      walkPages(serverA, "offset"),
+      walkPages(serverA, "cursor"),
+    ]);
+    expect(byOffset.pages).toBeGreaterThan(expected.length / 1000);
+    expect(byOffset.paths).toEqual(expected);
+    expect(byCursor.paths).toEqual(expected);
+    expect(new Set(byCursor.paths).size).toBe(expected.length);
+  }, 120_000);
+
+  it("lowers limit 5000 to 1000 and says so; reports the budget it applied", async () => {
+    const page = await serverA.call("list", {
+      path: "big/d0/s0",
+      limit: 5000,
+      max_tokens: 1_000_000,
+    });
+    expect(page.isError, page.text).toBe(false);
+    expect(page.json.pagination.limit).toBe(1000);
+    expect(page.json.note).toMatch(/5000.*1000/);
+    expect(page.json.max_tokens).toBe(100_000);
+  });
+
+  it("gives items in code-point order with the contract's fields", async () => {
+    const page = await serverA.call("list", { path: "big", limit: 4 });
+    expect(page.json.items.map((i: { path: string }) => i.path)).toEqual([
+      "d0",
+      "d0-x",
+      "d1",
+      "d1-x",
+    ]);
+    const item = page.json.items[0];
+    expect(Object.keys(item)).toEqual(["path", "type", "size", "mtime"]);
+    expect(item.type).toBe("directory");
+    expect(new Date(item.mtime).toISOString()).toBe(item.mtime);
+    expect(page.json.uri).toBe(`file://${big}`);
+    expect(typeof page.json.version).toBe("string");
+    expect(page.json.next_cursor.length).toBeLessThanOrEqual(100);
+  });
+
+  it("keeps cursor paging exact while files are added and deleted; version changes", async () => {
+    const dir = path.join(root, "changing");
+    mkdirSync(dir);
+    const initial = Array.from({ length: 120 }, (_, i) => `f${String(i).padStart(3, "0")}`);
+    for (const n of initial) writeFileSync(path.join(dir, n), n);
+    const seen: string[] = [];
+    const deleted = new Set<string>();
+    let page = await serverA.call("list", { path: "changing", limit: 10 });
+    const firstVersion = page.json.version;
+    let step = 0;
+    let lastVersion = firstVersion;
+    for (;;) {
+      expect(page.isError, page.text).toBe(false);
+      seen.push(...page.json.items.map((i: { path: string }) => i.path));
+      lastVersion = page.json.version;
+      if (!page.json.next_cursor) break;
+      // Delete one entry already seen and one not yet seen; add one before and one after.
+      const seenVictim = seen[step];
+      const aheadVictim = initial[Math.min(initial.length - 1, seen.length + 3 + step)]!;
+      for (const v of [seenVictim, aheadVictim]) {
+        if (v && !deleted.has(v)) {
+          unlinkSync(path.join(dir, v));
+          deleted.add(v);
+        }
+      }
+      writeFileSync(path.join(dir, `a-new-${step}`), "new"); // sorts before everything seen
+      writeFileSync(path.join(dir, `z-new-${step}`), "new"); // sorts after
+      step++;
+      page = await serverA.call("list", { cursor: page.json.next_cursor });
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    for (const n of initial) if (!deleted.has(n)) expect(seen).toContain(n);
+    expect(seen.filter((p) => p.startsWith("z-new-")).length).toBeGreaterThan(0);
+    expect(seen.some((p) => p.startsWith("a-new-"))).toBe(false);
+    expect(lastVersion).not.toBe(firstVersion);
+    const again = await serverA.call("list", { path: "changing", limit: 10 });
+    expect(again.json.version).toBe(lastVersion);
+  });
+
+  it("answers hostile inputs with structured errors or documented entries, never a hang", async () => {
+    const dir = path.join(root, "hostile");
+    mkdirSync(path.join(dir, "a"), { recursive: true });
+    symlinkSync("..", path.join(dir, "a", "loop"));
+    symlinkSync("/etc", path.join(dir, "out"));
+    execFileSync("mkfifo", [path.join(dir, "fifo")]);
+    writeFileSync(path.join(dir, "file.txt"), "x");
+    const listing = await serverA.call("list", { path: "hostile", recursive: true });
+    expect(listing.isError, listing.text).toBe(false);
+    expect(
+      listing.json.items.map((i: { path: string; type: string }) => `${i.path}:${i.type}`),
+    ).toEqual(["a:directory", "a/loop:symlink", "fifo:other", "file.txt:file", "out:symlink"]);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ path: "hostile", glob: "[" }, "INVALID_ARGUMENT"],
+      [{ path: "hostile", glob: "{a" }, "INVALID_ARGUMENT"],
+      [{ path: ".." }, "ACCESS_DENIED"],
+      [{ path: "/etc" }, "ACCESS_DENIED"],
+      [{ path: "hostile/out" }, "ACCESS_DENIED"],
+      [{ path: "hostile/file.txt" }, "NOT_A_DIRECTORY"],
+      [{ path: "hostile/missing" }, "NOT_FOUND"],
+      [{ path: "hostile", limit: 0 }, "INVALID_ARGUMENT"],
+      [{ cursor: "garbage" }, "INVALID_CURSOR"],
+      [{ path: "hostile", max_tokens: 5 }, "BUDGET_TOO_SMALL"],
+    ];
+    for (const [args, code] of cases) {
+      const r = await serverA.call("list", args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.json.error.code, JSON.stringify(args)).toBe(code);
+      expect(r.json.error.message.length).toBeGreaterThan(10);
+    }
+  });
+
+  it("stops a walk beyond --max-walk-entries with RESOURCE_LIMIT_EXCEEDED", async () => {
+    const r = await serverB.call("list", { path: "big", recursive: true });
+    expect(r.isError).toBe(true);
+    expect(r.json.error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
+    expect(r.json.error.limit).toMatchObject({ name: "max_walk_entries", limit: 1000 });
+    const small = await serverB.call("list", { path: "big" });
+    expect(small.isError, small.text).toBe(false);
+  });
+});
