@@ -411,3 +411,23 @@ describe("the server process", () => {
     expect(out).toBe("");
   });
 });
+
+describe("exact estimators", () => {
+  it("fits o200k pages by the real count, filled, and rebuilds the file", async () => {
+    const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
+    const text = `${SEED_LINE.slice(0, 20000)}\n${"const value = compute(input, { depth: 3 }); // note\n".repeat(300)}`;
+    writeFileSync(path.join(dir, "exact.txt"), text);
+    const exact = await startServer(["--root", dir, "--estimator", "o200k"]);
+    try {
+      const pages = await readAllPages(exact, { path: "exact.txt" }, 500);
+      expect(pages.map((p) => p.json.content).join("")).toBe(text);
+      for (const [i, page] of pages.entries()) {
+        const tokens = countTokens(page.text);
+        expect(tokens).toBeLessThanOrEqual(500);
+        if (i < pages.length - 1) expect(tokens).toBeGreaterThanOrEqual(0.85 * 500);
+      }
+    } finally {
+      await exact.close();
+    }
+  });
+});

@@ -294,16 +294,39 @@ interface PagePlan {
   readonly anchor?: { readonly start: number; readonly size: number };
 }
 
+/**
+ * Code units per token assumed for the first read window. An estimator's true bound may be much
+ * larger (exact tokenizers have 128-character tokens of spaces), but sizing every read by it would
+ * read megabytes per page; a page that fills this window is re-read with the true bound.
+ */
+const FIRST_WINDOW_UNITS_PER_TOKEN = 8;
+
 async function buildPage(
   ctx: SourceContext,
   req: ReadPageRequest,
   basis: PageBasis,
   plan: PagePlan,
 ): Promise<string> {
+  const bound = ctx.estimator.maxUnitsPerToken;
+  const first = Math.min(bound, FIRST_WINDOW_UNITS_PER_TOKEN);
+  const page = await buildPageWithin(ctx, req, basis, plan, first);
+  if (page.windowFilled && bound > first) {
+    return (await buildPageWithin(ctx, req, basis, plan, bound)).text;
+  }
+  return page.text;
+}
+
+async function buildPageWithin(
+  ctx: SourceContext,
+  req: ReadPageRequest,
+  basis: PageBasis,
+  plan: PagePlan,
+  unitsPerToken: number,
+): Promise<{ text: string; windowFilled: boolean }> {
   const { estimator, codec, caller } = ctx;
   const { source, version } = basis;
   const maxTokens = req.maxTokens;
-  const unitsCap = maxTokens * estimator.maxUnitsPerToken;
+  const unitsCap = maxTokens * unitsPerToken;
   // Where the range ends, in bytes, if known up front.
   const endByte = plan.end.kind === "byte" ? Math.min(plan.end.offset, source.size) : source.size;
   const wantBytes =
@@ -368,7 +391,7 @@ async function buildPage(
     }
     if (available === 0 && fitted.tokens > maxTokens)
       throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");
-    return fitted.text;
+    return { text: fitted.text, windowFilled: fitted.amount === available && !windowReachesEnd };
   }
 
   const complete = windowReachesEnd ? window.length : completeUtf8Length(window, window.length);
@@ -379,10 +402,12 @@ async function buildPage(
     throw notText(undefined, maxTokens);
   }
   let reachesEnd = windowReachesEnd && complete === window.length;
+  let truncated = false;
   if (text.length > unitsCap) {
     // More text than the budget could ever hold: the page cannot reach the end of the range.
     text = text.slice(0, codePointFloor(text, unitsCap));
     reachesEnd = false;
+    truncated = true;
   }
   const fullText = text.length;
   const render = (units: number) => {
@@ -393,7 +418,11 @@ async function buildPage(
       !(units === fullText && reachesEnd),
     );
   };
-  return fitTextPrefix(text, maxTokens, estimator, render).text;
+  const fitted = fitTextPrefix(text, maxTokens, estimator, render);
+  // The page took all the text the window held, and there is more: a larger window might fit more.
+  const windowFilled =
+    fitted.amount === fullText && !reachesEnd && (truncated || !windowReachesEnd);
+  return { text: fitted.text, windowFilled };
 }
 
 function countNewlinesIn(
