@@ -26,4 +26,23 @@
  *
  * See docs/library.md for the whole API and examples/timeline-server for a runnable MCP server.
  */
+
+// Embedding the pagewise server itself: its tools over stdio or HTTP, with a verifier of your own
+// (an OAuth introspection or JWT check in place of the auth file; see docs/http.md).
+export {
+  AuthFileVerifier,
+  type Caller,
+  type Identity,
+  Roots,
+  type TokenVerifier,
+} from "./access/index.js";
 export * from "./core/index.js";
+export {
+  type CallerResolver,
+  createEngine,
+  createMcpServer,
+  type Engine,
+  type HttpServerHandle,
+  type HttpServerOptions,
+  startHttpServer,
+} from "./mcp/index.js";
