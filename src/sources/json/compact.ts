@@ -1,0 +1,30 @@
+/**
+ * @module
+ * `compactJsonText`: a value's source text without insignificant whitespace, every other byte kept
+ * as spelled (numbers, escapes and non-ASCII characters unchanged).
+ */
+
+import { BACKSLASH, IS_WS, QUOTE } from "./bytes.js";
+
+const UTF8 = new TextDecoder("utf-8");
+
+/** Drops whitespace outside strings from validated JSON text and decodes it. */
+export function compactJsonText(bytes: Uint8Array): string {
+  const out = new Uint8Array(bytes.length);
+  let j = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      out[j++] = b;
+      if (escaped) escaped = false;
+      else if (b === BACKSLASH) escaped = true;
+      else if (b === QUOTE) inString = false;
+    } else if (IS_WS[b] !== 1) {
+      out[j++] = b;
+      if (b === QUOTE) inString = true;
+    }
+  }
+  return UTF8.decode(out.subarray(0, j));
+}
