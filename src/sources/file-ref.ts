@@ -6,7 +6,12 @@
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
-import type { Roots } from "../access/index.js";
+import {
+  type OpenedFile,
+  openFileConfined,
+  type Roots,
+  resolveDirectoryConfined,
+} from "../access/index.js";
 import { type ByteReader, type ByteWriter, PagewiseError } from "../core/index.js";
 
 const ROOT_HASH_BYTES = 3;
@@ -50,4 +55,52 @@ export function cursorPathMismatch(): PagewiseError {
       hint: "Pass the cursor alone (path may be left out), or start again without a cursor.",
     },
   );
+}
+
+/**
+ * With a cursor, `path` may be left out; when it is given it must name the cursor's file. Lexical
+ * forms may differ (`a/../b.txt`, a symlink inside the root), so they are compared canonically.
+ */
+export async function checkCursorFilePath(
+  roots: Roots,
+  pathArg: string | undefined,
+  cursorAbsolute: string,
+): Promise<void> {
+  if (pathArg === undefined || pathArg === "" || roots.resolve(pathArg) === cursorAbsolute) return;
+  const given = await openFileConfined(roots, pathArg);
+  await given.handle.close();
+  const named = await openFileConfined(roots, cursorAbsolute).catch(() => undefined);
+  await named?.handle.close();
+  if (given.realPath !== named?.realPath) throw cursorPathMismatch();
+}
+
+/** The directory form of `checkCursorFilePath`, for `list` and `search`. */
+export async function checkCursorDirectoryPath(
+  roots: Roots,
+  pathArg: string | undefined,
+  cursorAbsolute: string,
+): Promise<void> {
+  if (pathArg === undefined || pathArg === "") return;
+  const given = await resolveDirectoryConfined(roots, pathArg);
+  const named = await resolveDirectoryConfined(roots, cursorAbsolute).catch(() => undefined);
+  if (given.realPath !== named?.realPath) throw cursorPathMismatch();
+}
+
+/**
+ * The reference of a file just opened; with a cursor's reference, INVALID_CURSOR unless they are
+ * the same file (the path may have been re-pointed between the cursor and now).
+ */
+export function refOfOpened(roots: Roots, opened: OpenedFile, expected?: FileRef): FileRef {
+  const ref = {
+    rootIndex: opened.rootIndex,
+    relPath: roots.relative(opened.rootIndex, opened.realPath),
+  };
+  if (
+    expected &&
+    (expected.relPath !== ref.relPath ||
+      roots.dirs[expected.rootIndex] !== roots.dirs[ref.rootIndex])
+  ) {
+    throw cursorPathMismatch();
+  }
+  return ref;
 }

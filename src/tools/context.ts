@@ -1,5 +1,6 @@
 import type { Caller } from "../access/index.js";
 import type { CursorCodec, Estimator, FileVersions } from "../core/index.js";
+import type { JsonLimits } from "../sources/json/index.js";
 
 /** Server-wide settings every tool reads (validated once, at start). */
 export interface ToolSettings {
@@ -13,6 +14,12 @@ export interface ToolSettings {
   readonly maxWalkEntries?: number;
   /** How long a search may run without progress before it is stopped (`--search-stall-ms`; default 5000). */
   readonly searchStallMs?: number;
+  /** Limits of the JSON engine (`--json-max-depth` etc.); unset ones keep their defaults. */
+  readonly jsonLimits?: Partial<JsonLimits>;
+  /** Idle time after which a `json_open` handle expires (`--json-handle-ttl-ms`; default 15 min). */
+  readonly jsonHandleTtlMs?: number;
+  /** Handles open at once per server process (`--max-json-handles`; default 64; the least recently used is closed). */
+  readonly maxJsonHandles?: number;
 }
 
 /** Everything a tool call needs: the caller, the engine's shared parts, and the request's signal. */

@@ -60,18 +60,18 @@ export const readTool: ToolDefinition<typeof readInput> = {
       }
       return readLines(ctx, {
         path: args.path,
-        ...(args.offset !== undefined ? { offset: args.offset } : {}),
-        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        offset: args.offset,
+        limit: args.limit,
         maxReadTokens: ctx.settings.maxReadTokens,
       });
     }
     const budget = applyBudget(args.max_tokens, ctx.settings);
     return readPage(ctx, {
-      ...(args.path !== undefined ? { path: args.path } : {}),
-      ...(args.offset !== undefined ? { offset: args.offset } : {}),
-      ...(args.limit !== undefined ? { limit: args.limit } : {}),
-      ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
-      ...(args.encoding !== undefined ? { encoding: args.encoding } : {}),
+      path: args.path,
+      offset: args.offset,
+      limit: args.limit,
+      cursor: args.cursor,
+      encoding: args.encoding,
       maxTokens: budget.maxTokens,
       maxTokensLowered: budget.lowered,
     });

@@ -60,20 +60,18 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
   async run(args, ctx: ToolContext) {
     const budget = applyBudget(args.max_tokens, ctx.settings);
     return searchPage(ctx, {
-      ...(args.pattern !== undefined ? { pattern: args.pattern } : {}),
-      ...(args.path !== undefined ? { path: args.path } : {}),
-      ...(args.literal !== undefined ? { literal: args.literal } : {}),
-      ...(args.case_sensitive !== undefined ? { caseSensitive: args.case_sensitive } : {}),
-      ...(args.glob !== undefined ? { glob: args.glob } : {}),
-      ...(args.include_hidden !== undefined ? { includeHidden: args.include_hidden } : {}),
-      ...(args.respect_gitignore !== undefined ? { respectGitignore: args.respect_gitignore } : {}),
-      ...(args.context !== undefined ? { context: args.context } : {}),
-      ...(args.max_chars_per_match !== undefined
-        ? { maxCharsPerMatch: args.max_chars_per_match }
-        : {}),
-      ...(args.limit !== undefined ? { limit: args.limit } : {}),
-      ...(args.offset !== undefined ? { offset: args.offset } : {}),
-      ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
+      pattern: args.pattern,
+      path: args.path,
+      literal: args.literal,
+      caseSensitive: args.case_sensitive,
+      glob: args.glob,
+      includeHidden: args.include_hidden,
+      respectGitignore: args.respect_gitignore,
+      context: args.context,
+      maxCharsPerMatch: args.max_chars_per_match,
+      limit: args.limit,
+      offset: args.offset,
+      cursor: args.cursor,
       maxTokens: budget.maxTokens,
       maxTokensLowered: budget.lowered,
       maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,

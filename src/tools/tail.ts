@@ -57,11 +57,11 @@ export const tailTool: ToolDefinition<typeof tailInput> = {
     const budget = applyBudget(args.max_tokens, ctx.settings);
     const requestedLimit = args.limit ?? TAIL_DEFAULT_LIMIT;
     return tailPage(ctx, {
-      ...(args.path !== undefined ? { path: args.path } : {}),
-      ...(args.before !== undefined ? { before: args.before } : {}),
-      ...(args.after !== undefined ? { after: args.after } : {}),
-      ...(args.from_start !== undefined ? { fromStart: args.from_start } : {}),
-      ...(args.grep !== undefined ? { grep: args.grep } : {}),
+      path: args.path,
+      before: args.before,
+      after: args.after,
+      fromStart: args.from_start,
+      grep: args.grep,
       limit: Math.min(requestedLimit, TAIL_MAX_LIMIT),
       limitLowered: requestedLimit > TAIL_MAX_LIMIT,
       maxCharsPerItem: args.max_chars_per_item ?? TAIL_DEFAULT_MAX_CHARS_PER_ITEM,

@@ -13,7 +13,7 @@ import { lstatSync } from "node:fs";
 import { resolveDirectoryConfined } from "../../access/index.js";
 import { ByteWriter, budgetTooSmall, fitItemCount, PagewiseError } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
-import { cursorPathMismatch, readFileRef, writeFileRef } from "../file-ref.js";
+import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../file-ref.js";
 import { compileGlob } from "./glob.js";
 import { compareCodePoints } from "./order.js";
 import { ancestorsWithin, walk } from "./walk.js";
@@ -152,11 +152,7 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
       includeHidden: req.includeHidden,
       respectGitignore: req.respectGitignore,
     });
-    if (dirArg !== undefined && dirArg !== "") {
-      const given = await resolveDirectoryConfined(roots, dirArg);
-      const named = await resolveDirectoryConfined(roots, absolute).catch(() => undefined);
-      if (given.realPath !== named?.realPath) throw cursorPathMismatch();
-    }
+    await checkCursorDirectoryPath(roots, dirArg, absolute);
     dirArg = absolute;
   }
   const { limit, note } = effectiveLimit(requestedLimit);

@@ -19,7 +19,7 @@ import {
   PagewiseError,
 } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
-import { cursorPathMismatch, readFileRef, writeFileRef } from "../file-ref.js";
+import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../file-ref.js";
 import { compileGlob } from "../listing/glob.js";
 import { DEFAULT_MAX_WALK_ENTRIES, effectiveLimit, mergeQuery } from "../listing/list.js";
 import { ancestorsWithin } from "../listing/walk.js";
@@ -128,11 +128,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
       context: req.context,
       maxChars: req.maxCharsPerMatch,
     });
-    if (dirArg !== undefined && dirArg !== "") {
-      const given = await resolveDirectoryConfined(roots, dirArg);
-      const named = await resolveDirectoryConfined(roots, absolute).catch(() => undefined);
-      if (given.realPath !== named?.realPath) throw cursorPathMismatch();
-    }
+    await checkCursorDirectoryPath(roots, dirArg, absolute);
     dirArg = absolute;
     requestedLimit ??= cursorLimit;
     window = {

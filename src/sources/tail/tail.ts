@@ -24,7 +24,7 @@ import {
   versionString,
 } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
-import { cursorPathMismatch, type FileRef } from "../file-ref.js";
+import { checkCursorFilePath, type FileRef, refOfOpened } from "../file-ref.js";
 import {
   appendFingerprint,
   checkAppendOnly,
@@ -121,17 +121,7 @@ export async function tailPage(ctx: SourceContext, req: TailRequest): Promise<st
         "Pass the cursor without grep, or start again without a cursor to use a new filter.",
       );
     }
-    if (
-      req.path !== undefined &&
-      req.path !== "" &&
-      caller.roots.resolve(req.path) !== decoded.absolute
-    ) {
-      const given = await openFileConfined(caller.roots, req.path);
-      await given.handle.close();
-      const named = await openFileConfined(caller.roots, decoded.absolute).catch(() => undefined);
-      await named?.handle.close();
-      if (given.realPath !== named?.realPath) throw cursorPathMismatch();
-    }
+    await checkCursorFilePath(caller.roots, req.path, decoded.absolute);
     target = decoded.absolute;
   } else if (req.path === undefined || req.path === "") {
     throw invalidArgument("Give the path of the file to tail (or a cursor from a previous page).");
@@ -145,15 +135,7 @@ export async function tailPage(ctx: SourceContext, req: TailRequest): Promise<st
 
   const opened = await openFileConfined(caller.roots, target);
   try {
-    const rootIndex = opened.rootIndex;
-    const relPath = caller.roots.relative(rootIndex, opened.realPath);
-    if (
-      state &&
-      (state.file.relPath !== relPath ||
-        caller.roots.dirs[state.file.rootIndex] !== caller.roots.dirs[rootIndex])
-    ) {
-      throw cursorPathMismatch();
-    }
+    const file = refOfOpened(caller.roots, opened, state?.file);
     const st = await opened.handle.stat({ bigint: true });
     const size = Number(st.size);
     const reader = new BlockReader(fileByteSource(opened.handle, size), size);
@@ -161,7 +143,7 @@ export async function tailPage(ctx: SourceContext, req: TailRequest): Promise<st
     const page = await buildPage(ctx, req, {
       reader,
       stat: st,
-      file: { rootIndex, relPath },
+      file,
       uri: `file://${encodeURI(opened.realPath)}`,
       state,
       grep,

@@ -22,7 +22,7 @@ import {
   versionString,
 } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
-import { cursorPathMismatch } from "../file-ref.js";
+import { checkCursorFilePath, refOfOpened } from "../file-ref.js";
 import {
   afterNthNewline,
   type ByteSource,
@@ -169,32 +169,12 @@ export async function readPage(ctx: SourceContext, req: ReadPageRequest): Promis
       VERSION_DIGEST_BYTES,
     );
     state = decoded.state;
-    if (req.path !== undefined && req.path !== "") {
-      const given = caller.roots.resolve(req.path);
-      if (given !== decoded.absolute) {
-        // The lexical forms differ; compare canonical paths before refusing.
-        const opened = await openFileConfined(caller.roots, req.path);
-        const real = opened.realPath;
-        await opened.handle.close();
-        const named = await openFileConfined(caller.roots, decoded.absolute).catch(() => undefined);
-        const namedReal = named?.realPath;
-        await named?.handle.close();
-        if (real !== namedReal) throw cursorPathMismatch();
-      }
-    }
+    await checkCursorFilePath(caller.roots, req.path, decoded.absolute);
     target = decoded.absolute;
   }
   const opened = await openFileConfined(caller.roots, target);
   try {
-    const rootIndex = opened.rootIndex;
-    const relPath = caller.roots.relative(rootIndex, opened.realPath);
-    if (
-      state &&
-      (state.file.relPath !== relPath ||
-        caller.roots.dirs[state.file.rootIndex] !== caller.roots.dirs[rootIndex])
-    ) {
-      throw cursorPathMismatch();
-    }
+    const file = refOfOpened(caller.roots, opened, state?.file);
     const basis = await pageBasis(ctx, opened.handle, state);
     const encoding: ReadEncoding = state?.encoding ?? req.encoding ?? "utf-8";
     if (encoding === "utf-8" && !basis.version.utf8)
@@ -211,7 +191,7 @@ export async function readPage(ctx: SourceContext, req: ReadPageRequest): Promis
     }
     const page = await buildPage(ctx, req, basis, {
       uri: `file://${encodeURI(opened.realPath)}`,
-      file: { rootIndex, relPath },
+      file,
       position,
       end,
       encoding,
