@@ -349,20 +349,19 @@ export const CACHE_TTL_MS = 10_000;
 const RACY_WINDOW_MS = 2_000;
 const cache = new Map<string, CachedListing>();
 
-function signature(dirAbs: string, started: number): string | undefined {
+function signature(dirAbs: string, started: number, previous?: string): string | undefined {
   try {
-    const st = lstatSync(dirAbs);
+    const st = lstatSync(dirAbs, { throwIfNoEntry: false });
+    if (!st) return "missing";
     if (st.ctimeMs + RACY_WINDOW_MS >= started || st.mtimeMs + RACY_WINDOW_MS >= started) {
       return undefined;
     }
-    let gi = "-";
-    try {
-      const g = lstatSync(`${dirAbs}/.gitignore`);
-      gi = `${g.ino}:${g.ctimeMs}:${g.size}`;
-    } catch {
-      // none
-    }
-    return `${st.ino}:${st.ctimeMs}:${gi}`;
+    const head = `${st.ino}:${st.ctimeMs}:`;
+    // Perf: creating or removing a .gitignore changes its directory's ctime, so a directory that
+    // is unchanged and had none still has none; only existing .gitignore files need a stat.
+    if (previous === `${head}-`) return previous;
+    const g = lstatSync(`${dirAbs}/.gitignore`, { throwIfNoEntry: false });
+    return head + (g ? `${g.ino}:${g.ctimeMs}:${g.size}` : "-");
   } catch {
     return "missing";
   }
@@ -389,7 +388,7 @@ function validCache(key: string): CachedListing | undefined {
     return undefined;
   }
   for (const [d, sig] of hit.signatures) {
-    if (signature(d, now + RACY_WINDOW_MS + 1) !== sig) {
+    if (signature(d, now + RACY_WINDOW_MS + 1, sig) !== sig) {
       cache.delete(key);
       return undefined;
     }

@@ -69,6 +69,12 @@ export interface ScanJob {
   readonly context: number;
   readonly maxChars: number;
   readonly window: ScanWindow;
+  /**
+   * A page never holds items whose text adds up to more than this many characters (the budget
+   * times the estimator's units-per-token bound); a resumed scan stops collecting there instead
+   * of at `limit`, so a small budget with a large limit does not read the rest of the tree.
+   */
+  readonly maxPageChars?: number;
 }
 
 export interface RawMatch {
@@ -157,8 +163,11 @@ async function scanOnce(job: ScanJob, hooks: ScanHooks, resume: boolean): Promis
   let bytesRead = 0;
   let buf = Buffer.allocUnsafe(SEARCH_CHUNK_BYTES * 2);
 
+  const maxPageChars = job.maxPageChars ?? Number.POSITIVE_INFINITY;
+  /** Characters of the collected items' paths, texts and leading context: a lower bound of their page. */
+  let itemChars = 0;
   /** Resumed scans stop reading once the page is full (the rest only needs stat for the stamp). */
-  const full = (): boolean => resume && items.length >= limit;
+  const full = (): boolean => resume && (items.length >= limit || itemChars >= maxPageChars);
 
   const offsetStart = window.kind === "offset" ? window.offset : 0;
   /** Scans one open file; false when it turned out binary or too long (its matches are dropped). */
@@ -208,7 +217,7 @@ async function scanOnce(job: ScanJob, hooks: ScanHooks, resume: boolean): Promis
           if (!isAfter) {
             before++;
             take = false;
-          } else take = items.length < limit;
+          } else take = items.length < limit && itemChars < maxPageChars;
         } else take = index >= offsetStart && index < offsetStart + limit;
         if (take) {
           cpCount += codePoints(line, cpIndex, idx);
@@ -244,6 +253,8 @@ async function scanOnce(job: ScanJob, hooks: ScanHooks, resume: boolean): Promis
             pending.push({ match });
           }
           items.push(match);
+          itemChars += match.path.length + match.text.length;
+          for (const b of match.before ?? []) itemChars += b.length;
         }
         if (full() || re.lastIndex > line.length) break;
       }

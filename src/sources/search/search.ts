@@ -184,6 +184,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
       context: query.context,
       maxChars: query.maxChars,
       window,
+      maxPageChars: req.maxTokens * ctx.estimator.maxUnitsPerToken,
     },
     {
       ...(ctx.signal ? { signal: ctx.signal } : {}),
