@@ -18,7 +18,13 @@ import {
 import { createEngine, createMcpServer, runHttpServer } from "../mcp/index.js";
 import { parseArgs as parseToolArgs, TOOLS, type ToolContext } from "../tools/index.js";
 import { PACKAGE_VERSION } from "../version.js";
-import { httpSettingsFrom, loadCursorKey, settingsFrom, UsageError } from "./settings.js";
+import {
+  httpSettingsFrom,
+  JSON_LIMIT_FLAGS,
+  loadCursorKey,
+  settingsFrom,
+  UsageError,
+} from "./settings.js";
 
 const COMMON_HELP = `Budget and engine options:
   --estimator NAME          token estimator: ${ESTIMATOR_NAMES.join(", ")} (default: default)
@@ -27,7 +33,15 @@ const COMMON_HELP = `Budget and engine options:
   --max-read-tokens N       ceiling of read in line mode (default 25000)
   --max-walk-entries N      directory entries one list/search walk may read (default 2000000)
   --search-stall-ms N       stop a search whose regex makes no progress for N ms (default 5000)
-  --cursor-key-file FILE    key that signs cursors (or set PAGEWISE_CURSOR_KEY)`;
+  --cursor-key-file FILE    key that signs cursors (or set PAGEWISE_CURSOR_KEY)
+JSON tools (docs/json.md):
+  --json-handle-ttl-ms N    idle time before a json_open handle expires (default 900000)
+  --max-json-handles N      json_open handles kept per process, least recently used closed (default 64)
+  --json-max-depth N, --json-max-string-bytes N, --json-max-number-bytes N,
+  --json-max-record-bytes N, --json-max-object-members N, --json-max-buffered-matches N,
+  --json-max-filter-value-bytes N, --json-max-query-threads N, --json-max-regex-states N,
+  --json-max-regex-input-chars N, --json-probe-bytes N
+                            limits of the JSON engine (RESOURCE_LIMIT_EXCEEDED when hit)`;
 
 const HELP: Record<string, string> = {
   main: `pagewise ${PACKAGE_VERSION} — read content of any size in pages that fit a token budget.
@@ -36,7 +50,11 @@ Usage:
   pagewise serve --root DIR [--root DIR…] [options]   serve MCP over stdio
   pagewise serve --http [HOST:]PORT [options]          serve MCP over HTTP (stateless, many replicas)
   pagewise read FILE [--max-tokens N] [--cursor C]      print one page of a file
+  pagewise list [DIR] [--recursive] [--glob G]          list a directory in pages
+  pagewise search PATTERN [DIR] [--context N]          search file contents
   pagewise tail FILE [--before C] [--after C] [--grep P]  newest records of a log or JSONL file
+  pagewise json FILE QUERY [--pointer]                 JSONPath (or JSON Pointer) over JSON/JSONL
+  pagewise json FILE QUERY [--pointer] [--cursor C]     JSONPath (or pointer) matches of a JSON/JSONL file
   pagewise help [COMMAND]                              this help, or a command's
 
 Run "pagewise COMMAND --help" for a command's options.`,
@@ -93,6 +111,22 @@ ${COMMON_HELP}
 Terminal commands keep their cursor key in ~/.config/pagewise/cursor.key unless one is given.`,
 };
 
+HELP.json = `Usage: pagewise json FILE QUERY [options]
+
+Runs a JSONPath (RFC 9535) query — or, with --pointer, a JSON Pointer (RFC 6901) — over a JSON,
+JSONL or JSON-seq file, streaming, and prints one page as JSON {language, query, items:[{path,
+value}], complete, next_cursor, stats}; values are printed exactly as spelled in the file. Run
+again with --cursor NEXT_CURSOR for the next page. See docs/json.md.
+
+  --pointer                 QUERY is a JSON Pointer ("/orders/0/id"), not JSONPath
+  --format F                auto (default), json, jsonl or json-seq
+  --max-items N             matches per page (default 100, at most 1000)
+  --max-tokens N            token budget of the page
+  --cursor C                continue from a previous page's next_cursor
+  --root DIR                directory that confines the read (default: the current directory)
+${COMMON_HELP}
+Terminal commands keep their cursor key in ~/.config/pagewise/cursor.key unless one is given.`;
+
 const ENGINE_OPTIONS = {
   estimator: { type: "string" },
   "default-max-tokens": { type: "string" },
@@ -101,6 +135,9 @@ const ENGINE_OPTIONS = {
   "max-walk-entries": { type: "string" },
   "search-stall-ms": { type: "string" },
   "cursor-key-file": { type: "string" },
+  "json-handle-ttl-ms": { type: "string" },
+  "max-json-handles": { type: "string" },
+  ...Object.fromEntries(Object.keys(JSON_LIMIT_FLAGS).map((f) => [f, { type: "string" as const }])),
   root: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -260,11 +297,16 @@ async function runTool(name: string, argv: string[]): Promise<number> {
   > = { ...ENGINE_OPTIONS };
   for (const [prop, def] of Object.entries(properties)) {
     if ((POSITIONALS[name] ?? ["path"]).includes(prop)) continue;
-    options[prop.replaceAll("_", "-")] = { type: def.type === "boolean" ? "boolean" : "string" };
+    const flag = prop.replaceAll("_", "-");
+    options[flag] = { type: def.type === "boolean" ? "boolean" : "string" };
+    // Node 20's parseArgs has no negation: `--no-respect-gitignore` is an option of its own.
+    if (def.type === "boolean") options[`no-${flag}`] = { type: "boolean" };
   }
+  // `pagewise json FILE QUERY`: JSONPath unless --pointer.
+  if (name === "json_read") options.pointer = { type: "boolean" };
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
   if (values.help) {
-    process.stdout.write(`${toolHelp(name, properties)}\n`);
+    process.stdout.write(`${toolHelp(name, properties, POSITIONALS[name] ?? ["path"])}\n`);
     return 0;
   }
   const rootValues = values.root as string[] | undefined;
@@ -277,7 +319,8 @@ async function runTool(name: string, argv: string[]): Promise<number> {
     args[slots[i]!] = value;
   });
   for (const [prop, def] of Object.entries(properties)) {
-    const raw = values[prop.replaceAll("_", "-")];
+    const flag = prop.replaceAll("_", "-");
+    const raw = values[`no-${flag}`] === true ? false : values[flag];
     if (raw === undefined) continue;
     const types = Array.isArray(def.type) ? def.type : [def.type];
     args[prop] =
@@ -285,6 +328,8 @@ async function runTool(name: string, argv: string[]): Promise<number> {
         ? Number(raw)
         : raw;
   }
+  if (name === "json_read" && args.cursor === undefined && args.language === undefined)
+    args.language = values.pointer ? "pointer" : "jsonpath";
   const ctx: ToolContext = { ...engine, caller: { identity: "anonymous", roots } };
   try {
     const text = await tool.run(parseToolArgs(tool.input, args), ctx);
@@ -309,11 +354,26 @@ const POSITIONALS: Record<string, string[]> = {
 function toolHelp(
   name: string,
   properties: Record<string, { type?: string | string[]; description?: string }>,
+  positionalNames: string[],
 ): string {
-  const fixed = HELP[name];
+  const fixed = HELP[name === "json_read" ? "json" : name];
   if (fixed) return fixed;
-  const lines = Object.entries(properties).map(
-    ([prop, def]) => `  --${prop.replaceAll("_", "-").padEnd(22)} ${def.description ?? ""}`,
+  const flag = (prop: string, def: { type?: string | string[] }) =>
+    `--${prop.replaceAll("_", "-")}${def.type === "boolean" ? "" : " V"}`;
+  const positional = positionalNames.map(
+    (p) => `  ${p.toUpperCase().padEnd(24)} ${properties[p]?.description ?? ""}`,
   );
-  return `Usage: pagewise ${name} [options]\n\nPrints the same JSON page as the MCP tool "${name}".\n\n${lines.join("\n")}\n  --root DIR               directory that confines the command (default: the current directory)\n${COMMON_HELP}`;
+  const lines = Object.entries(properties)
+    .filter(([prop]) => !positionalNames.includes(prop))
+    .map(([prop, def]) => `  ${flag(prop, def).padEnd(24)} ${def.description ?? ""}`);
+  const command = name === "json_read" ? "json" : name;
+  const usage = positionalNames.map((p) => `[${p.toUpperCase()}]`).join(" ");
+  return `Usage: pagewise ${command} ${usage} [options]
+
+Prints the same JSON page as the MCP tool "${name}". Boolean options take --no-NAME to turn off.
+
+${positional.join("\n")}
+${lines.join("\n")}
+  --root DIR               directory that confines the command (default: the current directory)
+${COMMON_HELP}`;
 }

@@ -22,7 +22,13 @@ import {
   isLoopbackHost,
   parseListenAddress,
 } from "../mcp/index.js";
-import { DEFAULT_MAX_WALK_ENTRIES, DEFAULT_SEARCH_STALL_MS } from "../sources/index.js";
+import {
+  DEFAULT_JSON_HANDLE_TTL_MS,
+  DEFAULT_MAX_JSON_HANDLES,
+  DEFAULT_MAX_WALK_ENTRIES,
+  DEFAULT_SEARCH_STALL_MS,
+} from "../sources/index.js";
+import type { JsonLimits } from "../sources/json/index.js";
 import type { ToolSettings } from "../tools/index.js";
 
 export class UsageError extends Error {}
@@ -34,6 +40,21 @@ export function positiveInt(name: string, value: string | undefined, fallback: n
     throw new UsageError(`--${name} takes a whole number ≥ 1 (got "${value}")`);
   return n;
 }
+
+/** `--json-*` options, each setting one limit of the JSON engine (see sources/json/limits.ts). */
+export const JSON_LIMIT_FLAGS: Readonly<Record<string, keyof JsonLimits>> = {
+  "json-max-depth": "maxDepth",
+  "json-max-string-bytes": "maxStringBytes",
+  "json-max-number-bytes": "maxNumberBytes",
+  "json-max-record-bytes": "maxRecordBytes",
+  "json-max-object-members": "maxObjectMembers",
+  "json-max-buffered-matches": "maxBufferedMatches",
+  "json-max-filter-value-bytes": "maxFilterValueBytes",
+  "json-max-query-threads": "maxQueryThreads",
+  "json-max-regex-states": "maxRegexStates",
+  "json-max-regex-input-chars": "maxRegexInputChars",
+  "json-probe-bytes": "probeBytes",
+};
 
 export function settingsFrom(values: Record<string, unknown>): ToolSettings {
   const defaultMaxTokens = positiveInt(
@@ -66,7 +87,31 @@ export function settingsFrom(values: Record<string, unknown>): ToolSettings {
       `--default-max-tokens (${defaultMaxTokens}) is above --max-tokens-cap (${maxTokensCap})`,
     );
   }
-  return { defaultMaxTokens, maxTokensCap, maxReadTokens, maxWalkEntries, searchStallMs };
+  const jsonLimits: Partial<JsonLimits> = {};
+  for (const [flag, key] of Object.entries(JSON_LIMIT_FLAGS)) {
+    const raw = values[flag] as string | undefined;
+    if (raw !== undefined) jsonLimits[key] = positiveInt(flag, raw, 1);
+  }
+  const jsonHandleTtlMs = positiveInt(
+    "json-handle-ttl-ms",
+    values["json-handle-ttl-ms"] as string | undefined,
+    DEFAULT_JSON_HANDLE_TTL_MS,
+  );
+  const maxJsonHandles = positiveInt(
+    "max-json-handles",
+    values["max-json-handles"] as string | undefined,
+    DEFAULT_MAX_JSON_HANDLES,
+  );
+  return {
+    defaultMaxTokens,
+    maxTokensCap,
+    maxReadTokens,
+    maxWalkEntries,
+    searchStallMs,
+    jsonLimits,
+    jsonHandleTtlMs,
+    maxJsonHandles,
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * Sources: each turns a source plus a position into the next page, streaming.
  */
 export type { SourceContext } from "./context.js";
+export * from "./json-pages/index.js";
 export * from "./listing/index.js";
 export * from "./search/index.js";
 export * from "./tail/index.js";

@@ -3,6 +3,7 @@
  * Tools: argument schemas and handlers shared by the MCP server and the CLI. A handler parses its
  * arguments, calls a source and returns the text block; it holds no paging logic.
  */
+import { jsonCloseTool, jsonOpenTool, jsonReadTool } from "./json.js";
 import { listTool } from "./list.js";
 import { readTool } from "./read.js";
 import { searchTool } from "./search.js";
@@ -15,4 +16,12 @@ export type { ToolDefinition } from "./tool.js";
 
 /** Every tool the server offers, in the order they are listed. */
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tool definitions
-export const TOOLS: readonly ToolDefinition<any>[] = [readTool, listTool, searchTool, tailTool];
+export const TOOLS: readonly ToolDefinition<any>[] = [
+  readTool,
+  listTool,
+  searchTool,
+  tailTool,
+  jsonOpenTool,
+  jsonReadTool,
+  jsonCloseTool,
+];

@@ -1,0 +1,334 @@
+/**
+ * @module
+ * Benchmarks of `json_read` (run by `npm run bench -- json`; needs `npm run build`).
+ *
+ * 1. Scan throughput of `$[*].id` over a 200 MiB JSONL and `$.orders[*].id` over a 200 MiB single
+ *    document: pagewise paging ALL matches (max_items 1000, max_tokens 100000) through the SDK client,
+ *    the engine alone in-process (`runQuery` + `compactJsonText` of every match), and `jq -c` (a
+ *    process writing every match to /dev/null).
+ * 2. Cost of page 1 versus a page near the end of the matches (cursors kept from the full pass),
+ *    timed from the client and interleaved: the ratio must be about 1 (a continuation is O(page)).
+ * 3. Server peak RSS (VmHWM) on a 1 GiB JSONL: `json_open` with full validation, a filter that scans
+ *    the whole file in one call, and pages near its start and end.
+ *
+ * Data files are made under `.bench-data/json/` and reused. Environment: BENCH_JSON_MIB (default
+ * 200), BENCH_JSON_BIG_MIB (default 1024), BENCH_REPS (page timings, default 21),
+ * BENCH_ONLY=scan,flat,rss.
+ */
+import { spawnSync } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { open } from "node:fs/promises";
+import path from "node:path";
+import {
+  DATA_DIR,
+  fmtBytes,
+  fmtMs,
+  log,
+  MiB,
+  machine,
+  median,
+  printTable,
+  QUIET_MS,
+  ratio,
+  runOnce,
+  startPagewise,
+} from "./harness.js";
+
+const { compactJsonText, compileQuery, fileHandleReader, runQuery } = await import(
+  "../dist/sources/json/index.js"
+);
+
+const SIZE = Number(process.env.BENCH_JSON_MIB ?? 200) * MiB;
+const BIG = Number(process.env.BENCH_JSON_BIG_MIB ?? 1024) * MiB;
+const REPS = Number(process.env.BENCH_REPS ?? 21);
+const ONLY = (process.env.BENCH_ONLY ?? "scan,flat,rss").split(",");
+const DIR = path.join(DATA_DIR, "json");
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Data
+
+const CUSTOMERS = ["Ada Lövelace", "Grace Hopper", "Ken Thompson", "株式会社テスト", "Zoë O'Brien"];
+const STATUSES = ["open", "paid", "shipped", "cancelled"];
+
+function record(i, indent) {
+  const sp = indent ? " " : "";
+  return `{"id":${sp}${i},${sp}"customer":${sp}${JSON.stringify(CUSTOMERS[i % 5])},${sp}"status":${sp}"${STATUSES[i % 4]}",${sp}"total":${sp}${(i % 9973) / 100 + 1},${sp}"items":${sp}[{"sku":${sp}"SKU-${i % 1013}",${sp}"qty":${sp}${(i % 7) + 1},${sp}"price":${sp}${(i % 317) / 10 + 0.5}}],${sp}"note":${sp}"line \\"${i}\\" \\u00e9"}`;
+}
+
+/** Writes `file` of about `bytes` bytes (whole records) unless present; returns its record count. */
+async function ensureJson(name, bytes, kind) {
+  mkdirSync(DIR, { recursive: true });
+  const file = path.join(DIR, name);
+  const marker = `${file}.count`;
+  if (existsSync(file) && existsSync(marker) && statSync(file).size >= bytes) {
+    const { readFileSync } = await import("node:fs");
+    return {
+      file,
+      name,
+      records: Number(readFileSync(marker, "utf8")),
+      bytes: statSync(file).size,
+    };
+  }
+  log(`writing ${fmtBytes(bytes)} of ${kind} to ${path.relative(process.cwd(), file)}`);
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fd = openSync(tmp, "w");
+  let written = 0;
+  let i = 0;
+  try {
+    if (kind === "json") written += writeSync(fd, '{"meta": {"source": "bench"},\n "orders": [\n');
+    while (written < bytes) {
+      const parts = [];
+      let n = 0;
+      while (n < 4 * MiB && written + n < bytes) {
+        const r =
+          kind === "json" ? `${i > 0 ? ",\n" : ""}  ${record(i, true)}` : `${record(i, false)}\n`;
+        parts.push(r);
+        n += Buffer.byteLength(r);
+        i++;
+      }
+      written += writeSync(fd, Buffer.from(parts.join("")));
+    }
+    if (kind === "json") writeSync(fd, "\n]}\n");
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(marker, String(i));
+  await sleep(QUIET_MS);
+  return { file, name, records: i, bytes: statSync(file).size };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subjects
+
+async function engineScan(file, format, query) {
+  const handle = await open(file, "r");
+  try {
+    const st = await handle.stat();
+    const reader = fileHandleReader(handle, st.size);
+    const compiled = compileQuery("jsonpath", query);
+    let n = 0;
+    let chars = 0;
+    // Values are read through a 256 KiB window, as the server does (one pread per match would
+    // dominate: matches are small and close together).
+    let wStart = 0;
+    let window = new Uint8Array(0);
+    const valueBytes = async (start, end) => {
+      if (start < wStart || end > wStart + window.length) {
+        window = await reader.read(start, Math.max(end - start, 256 * 1024));
+        wStart = start;
+      }
+      return window.subarray(start - wStart, end - wStart);
+    };
+    const t0 = performance.now();
+    for await (const m of runQuery(reader, format, compiled)) {
+      chars += compactJsonText(await valueBytes(m.start, m.end)).length;
+      n++;
+    }
+    return { ms: performance.now() - t0, matches: n, chars };
+  } finally {
+    await handle.close();
+  }
+}
+
+function jqScan(file, filter) {
+  const t0 = performance.now();
+  const r = spawnSync("jq", ["-c", filter, file], { stdio: ["ignore", "ignore", "pipe"] });
+  const ms = performance.now() - t0;
+  if (r.error || r.status !== 0) return { ms: Number.NaN, error: String(r.error ?? r.stderr) };
+  return { ms };
+}
+
+/** Pages every match through the server; returns the cursors of every page and per-page times. */
+async function pageAll(server, file, query) {
+  const cursors = [null];
+  const ms = [];
+  let matches = 0;
+  let args = { path: file, language: "jsonpath", query, max_items: 1000, max_tokens: 100000 };
+  for (;;) {
+    const t = performance.now();
+    const r = await server.call("json_read", args);
+    ms.push(performance.now() - t);
+    if (r.isError) throw new Error(r.text.slice(0, 500));
+    const page = JSON.parse(r.text);
+    matches += page.items.length;
+    if (page.complete) break;
+    cursors.push(page.next_cursor);
+    args = { cursor: page.next_cursor, max_tokens: 100000 };
+  }
+  return { matches, pages: ms.length, cursors, pageMs: ms };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const m = machine();
+console.log(
+  `\n## JSON benchmarks\n\n${m.cpus} CPUs (${m.cpuModel}), ${fmtBytes(m.memory)} RAM, Node ${m.node}, ${m.platform}`,
+);
+
+const jqVersion = spawnSync("jq", ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "absent";
+const cases = [
+  { kind: "jsonl", name: "orders.jsonl", query: "$[*].id", jq: ".id" },
+  { kind: "json", name: "orders.json", query: "$.orders[*].id", jq: ".orders[].id" },
+];
+
+const flatRows = [];
+if (ONLY.includes("scan") || ONLY.includes("flat")) {
+  const rows = [];
+  for (const c of cases) {
+    const data = await ensureJson(c.name, SIZE, c.kind);
+    const root = DIR;
+    log(`${c.name}: engine in-process`);
+    const engine = await engineScan(data.file, c.kind, c.query);
+    log(`${c.name}: jq -c`);
+    const jq = jqScan(data.file, c.jq);
+    log(`${c.name}: pagewise paging all matches through the SDK client`);
+    let cursors = [];
+    const full = await runOnce(
+      () => startPagewise({ root }),
+      async (server) => {
+        const res = await pageAll(server, c.name, c.query);
+        cursors = res.cursors;
+        if (ONLY.includes("flat")) {
+          // Page 1 (by path: detection, version from cache) vs a page near the start and one near
+          // the end of the matches (by cursor), interleaved on the same warm server.
+          const near = cursors[1];
+          const late = cursors[cursors.length - 2];
+          const t = { first: [], second: [], late: [] };
+          for (let i = 0; i < REPS; i++) {
+            for (const [key, args] of [
+              [
+                "first",
+                {
+                  path: c.name,
+                  language: "jsonpath",
+                  query: c.query,
+                  max_items: 1000,
+                  max_tokens: 100000,
+                },
+              ],
+              ["second", { cursor: near, max_tokens: 100000 }],
+              ["late", { cursor: late, max_tokens: 100000 }],
+            ]) {
+              const t0 = performance.now();
+              const r = await server.call("json_read", args);
+              t[key].push(performance.now() - t0);
+              if (r.isError) throw new Error(r.text.slice(0, 300));
+            }
+          }
+          flatRows.push([
+            `${c.name} \`${c.query}\``,
+            String(res.pages),
+            fmtMs(median(t.first)),
+            fmtMs(median(t.second)),
+            fmtMs(median(t.late)),
+            ratio(median(t.late), median(t.first)),
+            ratio(median(t.late), median(t.second)),
+            `${Math.round(median(cursors.slice(1).map((x) => x.length)))}`,
+          ]);
+        }
+        return res;
+      },
+    );
+    if (full.matches !== engine.matches)
+      throw new Error(`match counts differ: ${full.matches} vs ${engine.matches}`);
+    const mibps = (ms) => `${(data.bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s`;
+    rows.push([
+      `${c.name} (${fmtBytes(data.bytes)}) \`${c.query}\``,
+      String(engine.matches),
+      `${fmtMs(engine.ms)} (${mibps(engine.ms)})`,
+      `${fmtMs(full.wallMs)} (${mibps(full.wallMs)}), ${full.pages} pages`,
+      Number.isFinite(jq.ms) ? `${fmtMs(jq.ms)} (${mibps(jq.ms)})` : `— ${jq.error ?? ""}`,
+      ratio(engine.ms, jq.ms),
+      ratio(full.wallMs, jq.ms),
+      fmtBytes(full.peakRss),
+    ]);
+  }
+  printTable(
+    `Scan throughput: every match (${jqVersion} for jq)`,
+    [
+      "file and query",
+      "matches",
+      "engine in-process",
+      "pagewise, all pages via SDK client",
+      "jq -c",
+      "engine / jq",
+      "pagewise / jq",
+      "server peak RSS",
+    ],
+    rows,
+  );
+}
+
+if (flatRows.length > 0) {
+  printTable(
+    `Page cost: page 1 vs a page near the start and near the end of the matches (median of ${REPS}, max_items 1000, max_tokens 100000)`,
+    [
+      "file and query",
+      "pages",
+      "page 1 (path)",
+      "page 2 (cursor)",
+      "page near the end (cursor)",
+      "end / page 1",
+      "end / page 2",
+      "cursor length",
+    ],
+    flatRows,
+  );
+}
+
+if (ONLY.includes("rss")) {
+  const data = await ensureJson("big.jsonl", BIG, "jsonl");
+  const steps = [];
+  const res = await runOnce(
+    () => startPagewise({ root: DIR }),
+    async (server) => {
+      const step = async (label, tool, args) => {
+        const t0 = performance.now();
+        const r = await server.call(tool, args);
+        if (r.isError) throw new Error(`${label}: ${r.text.slice(0, 300)}`);
+        steps.push([label, fmtMs(performance.now() - t0), fmtBytes(server.memory().peakRss)]);
+        return JSON.parse(r.text);
+      };
+      await step("json_open, validation full", "json_open", {
+        path: "big.jsonl",
+        validation: "full",
+      });
+      const last = data.records - 1;
+      await step(`filter over every record ($[?@.id == ${last}].id)`, "json_read", {
+        path: "big.jsonl",
+        language: "jsonpath",
+        query: `$[?@.id == ${last}].id`,
+      });
+      const p = await step("page 1 of $[*] (max_tokens 100000)", "json_read", {
+        path: "big.jsonl",
+        language: "jsonpath",
+        query: "$[*]",
+        max_items: 1000,
+        max_tokens: 100000,
+      });
+      await step("page 2 by cursor", "json_read", { cursor: p.next_cursor, max_tokens: 100000 });
+      await step(`pointer to the last record (/${last})`, "json_read", {
+        path: "big.jsonl",
+        language: "pointer",
+        query: `/${last}`,
+      });
+      return {};
+    },
+  );
+  printTable(
+    `Server memory on a ${fmtBytes(data.bytes)} JSONL (${data.records} records)`,
+    ["step", "time", "server peak RSS so far"],
+    [...steps, ["whole run (VmHWM at the end)", fmtMs(res.wallMs), fmtBytes(res.peakRss)]],
+  );
+}

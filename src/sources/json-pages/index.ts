@@ -1,0 +1,28 @@
+/**
+ * @module
+ * The JSON tools' pages over the streaming engine of `sources/json`: `json_open` handles,
+ * `json_read` pages and cursors, `json_close`.
+ */
+
+export {
+  decodeJsonCursor,
+  encodeJsonCursor,
+  JSON_READ_TOOL,
+  type JsonCursorState,
+} from "./cursor.js";
+export {
+  DEFAULT_JSON_HANDLE_TTL_MS,
+  DEFAULT_MAX_JSON_HANDLES,
+  handleExpired,
+  handlesFor,
+  type JsonHandle,
+  JsonHandles,
+} from "./handles.js";
+export { type JsonOpenRequest, jsonClose, jsonOpen } from "./open.js";
+export {
+  DEFAULT_JSON_MAX_ITEMS,
+  type JsonReadRequest,
+  jsonReadPage,
+  MAX_JSON_MAX_ITEMS,
+  type RequestedFormat,
+} from "./read.js";

@@ -1,0 +1,132 @@
+/**
+ * @module
+ * `json_open`, `json_read`, `json_close`: bounded queries over large JSON, JSONL and JSON-seq files
+ * (docs/json.md). Handlers only parse arguments and call sources/json-pages.
+ */
+import { z } from "zod";
+import { handlesFor, jsonClose, jsonOpen, jsonReadPage } from "../sources/index.js";
+import { applyBudget, type ToolContext } from "./context.js";
+import { cursorArg, maxTokensArg, wholeNumber } from "./schema.js";
+import type { ToolDefinition } from "./tool.js";
+
+function handlesOf(ctx: ToolContext) {
+  return handlesFor(ctx.settings, {
+    ttlMs: ctx.settings.jsonHandleTtlMs,
+    maxHandles: ctx.settings.maxJsonHandles,
+  });
+}
+
+const formatArg = z
+  .enum(["auto", "json", "jsonl", "json-seq"])
+  .describe(
+    '"auto" (default: RS at byte 0 → json-seq; .jsonl/.ndjson or ≥ 2 leading one-value lines → jsonl; else json), or the format to use. JSONL and JSON-seq are queried as one array of records.',
+  );
+
+export const jsonOpenInput = z
+  .object({
+    path: z
+      .string()
+      .describe(
+        "JSON, JSONL or JSON-seq file: relative to the first root, absolute inside a root, or a file:// URI.",
+      ),
+    format: formatArg.optional(),
+    validation: z
+      .enum(["probe", "full"])
+      .describe(
+        '"probe" (default) validates the first 4 MiB (complete: false on larger files); "full" streams the whole file.',
+      )
+      .optional(),
+    max_tokens: maxTokensArg,
+  })
+  .strict();
+
+export const jsonOpenTool: ToolDefinition<typeof jsonOpenInput> = {
+  name: "json_open",
+  title: "Open a large JSON / JSONL / JSON-seq file",
+  description:
+    "Detect a JSON, JSONL or JSON-seq file's format and validate it strictly (probe: the first 4 MiB; full: all). Returns JSON {file_id, uri, requested_format, detected_format, detection?, validation:{mode, complete, bytes_examined, records_examined?}, source:{size, modified_time}, version}. Pass file_id to json_read (or skip json_open and give json_read a path). Errors: FORMAT_MISMATCH (with retry), SYNTAX_ERROR / UNSUPPORTED_SYNTAX with location, RESOURCE_LIMIT_EXCEEDED.",
+  input: jsonOpenInput,
+  async run(args, ctx: ToolContext) {
+    const budget = applyBudget(args.max_tokens, ctx.settings);
+    return jsonOpen(ctx, {
+      path: args.path,
+      ...(args.format !== undefined ? { format: args.format } : {}),
+      ...(args.validation !== undefined ? { validation: args.validation } : {}),
+      maxTokens: budget.maxTokens,
+      ...(ctx.settings.jsonLimits ? { limits: ctx.settings.jsonLimits } : {}),
+      handles: handlesOf(ctx),
+    });
+  },
+};
+
+export const jsonReadInput = z
+  .object({
+    cursor: cursorArg,
+    file_id: z.string().min(1).describe("A handle from json_open.").optional(),
+    path: z
+      .string()
+      .describe("The file to query when no file_id is given (same forms as json_open's path).")
+      .optional(),
+    language: z
+      .enum(["jsonpath", "pointer"])
+      .describe('"jsonpath" (RFC 9535) or "pointer" (RFC 6901, plain or "#" fragment).')
+      .optional(),
+    query: z
+      .string()
+      .describe('The JSONPath ("$.orders[*].id") or pointer ("/orders/0").')
+      .optional(),
+    format: formatArg.optional(),
+    max_items: wholeNumber(
+      1,
+      "Matches per page (default 100, at most 1000; larger is lowered and reported).",
+    ).optional(),
+    max_tokens: maxTokensArg,
+  })
+  .strict();
+
+export const jsonReadTool: ToolDefinition<typeof jsonReadInput> = {
+  name: "json_read",
+  title: "Query a large JSON / JSONL / JSON-seq file in pages",
+  description:
+    "Run a JSONPath or JSON Pointer query over a JSON, JSONL or JSON-seq file (JSONL/JSON-seq: one array of records), streaming. Takes exactly one of {cursor}, {file_id, language, query}, {path, language, query, format?}. Returns JSON {file_id?, language, query, items:[{path, value}], complete, next_cursor, stats:{returned, skipped}}: path is the match's JSON Pointer, value its JSON exactly as in the file (numbers and escapes as spelled). A value too large for a page comes as {path, value_truncated: true, value_cursor}: pass value_cursor to the read tool. Continue with next_cursor (resumes where the page ended; CONTENT_CHANGED if the file changed).",
+  input: jsonReadInput,
+  async run(args, ctx: ToolContext) {
+    const budget = applyBudget(args.max_tokens, ctx.settings);
+    return jsonReadPage(ctx, {
+      ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
+      ...(args.file_id !== undefined ? { fileId: args.file_id } : {}),
+      ...(args.path !== undefined ? { path: args.path } : {}),
+      ...(args.language !== undefined ? { language: args.language } : {}),
+      ...(args.query !== undefined ? { query: args.query } : {}),
+      ...(args.format !== undefined ? { format: args.format } : {}),
+      ...(args.max_items !== undefined ? { maxItems: args.max_items } : {}),
+      maxTokens: budget.maxTokens,
+      maxTokensLowered: budget.lowered,
+      ...(ctx.settings.jsonLimits ? { limits: ctx.settings.jsonLimits } : {}),
+      handles: handlesOf(ctx),
+    });
+  },
+};
+
+export const jsonCloseInput = z
+  .object({
+    file_id: z.string().min(1).describe("The handle to close."),
+    max_tokens: maxTokensArg,
+  })
+  .strict();
+
+export const jsonCloseTool: ToolDefinition<typeof jsonCloseInput> = {
+  name: "json_close",
+  title: "Close a json_open handle",
+  description:
+    "Close a file_id from json_open. Returns {file_id, closed}; closed is false when it was not open (already closed or expired). Cursors do not need the handle.",
+  input: jsonCloseInput,
+  async run(args, ctx: ToolContext) {
+    const budget = applyBudget(args.max_tokens, ctx.settings);
+    return jsonClose(ctx, {
+      fileId: args.file_id,
+      maxTokens: budget.maxTokens,
+      handles: handlesOf(ctx),
+    });
+  },
+};
