@@ -56,32 +56,17 @@ export const JSON_LIMIT_FLAGS: Readonly<Record<string, keyof JsonLimits>> = {
   "json-probe-bytes": "probeBytes",
 };
 
+/** The whole-number option `--name` from parsed `values`, or `fallback` when it was not given. */
+function intOption(values: Record<string, unknown>, name: string, fallback: number): number {
+  return positiveInt(name, values[name] as string | undefined, fallback);
+}
+
 export function settingsFrom(values: Record<string, unknown>): ToolSettings {
-  const defaultMaxTokens = positiveInt(
-    "default-max-tokens",
-    values["default-max-tokens"] as string | undefined,
-    DEFAULT_MAX_TOKENS,
-  );
-  const maxTokensCap = positiveInt(
-    "max-tokens-cap",
-    values["max-tokens-cap"] as string | undefined,
-    DEFAULT_MAX_TOKENS_CAP,
-  );
-  const maxReadTokens = positiveInt(
-    "max-read-tokens",
-    values["max-read-tokens"] as string | undefined,
-    DEFAULT_MAX_READ_TOKENS,
-  );
-  const maxWalkEntries = positiveInt(
-    "max-walk-entries",
-    values["max-walk-entries"] as string | undefined,
-    DEFAULT_MAX_WALK_ENTRIES,
-  );
-  const searchStallMs = positiveInt(
-    "search-stall-ms",
-    values["search-stall-ms"] as string | undefined,
-    DEFAULT_SEARCH_STALL_MS,
-  );
+  const defaultMaxTokens = intOption(values, "default-max-tokens", DEFAULT_MAX_TOKENS);
+  const maxTokensCap = intOption(values, "max-tokens-cap", DEFAULT_MAX_TOKENS_CAP);
+  const maxReadTokens = intOption(values, "max-read-tokens", DEFAULT_MAX_READ_TOKENS);
+  const maxWalkEntries = intOption(values, "max-walk-entries", DEFAULT_MAX_WALK_ENTRIES);
+  const searchStallMs = intOption(values, "search-stall-ms", DEFAULT_SEARCH_STALL_MS);
   if (defaultMaxTokens > maxTokensCap) {
     throw new UsageError(
       `--default-max-tokens (${defaultMaxTokens}) is above --max-tokens-cap (${maxTokensCap})`,
@@ -92,16 +77,8 @@ export function settingsFrom(values: Record<string, unknown>): ToolSettings {
     const raw = values[flag] as string | undefined;
     if (raw !== undefined) jsonLimits[key] = positiveInt(flag, raw, 1);
   }
-  const jsonHandleTtlMs = positiveInt(
-    "json-handle-ttl-ms",
-    values["json-handle-ttl-ms"] as string | undefined,
-    DEFAULT_JSON_HANDLE_TTL_MS,
-  );
-  const maxJsonHandles = positiveInt(
-    "max-json-handles",
-    values["max-json-handles"] as string | undefined,
-    DEFAULT_MAX_JSON_HANDLES,
-  );
+  const jsonHandleTtlMs = intOption(values, "json-handle-ttl-ms", DEFAULT_JSON_HANDLE_TTL_MS);
+  const maxJsonHandles = intOption(values, "max-json-handles", DEFAULT_MAX_JSON_HANDLES);
   return {
     defaultMaxTokens,
     maxTokensCap,
@@ -214,21 +191,9 @@ export function httpSettingsFrom(values: Record<string, unknown>): HttpServeSett
     ...(anonymous ? { anonymous } : {}),
     allowedHosts: (values["allowed-host"] as string[] | undefined) ?? [],
     ...(publicUrl !== undefined ? { publicUrl } : {}),
-    maxConcurrentScans: positiveInt(
-      "max-concurrent-scans",
-      values["max-concurrent-scans"] as string | undefined,
-      DEFAULT_MAX_CONCURRENT_SCANS,
-    ),
+    maxConcurrentScans: intOption(values, "max-concurrent-scans", DEFAULT_MAX_CONCURRENT_SCANS),
     scanQueueMs,
-    maxBodyBytes: positiveInt(
-      "max-body-bytes",
-      values["max-body-bytes"] as string | undefined,
-      DEFAULT_MAX_BODY_BYTES,
-    ),
-    requestTimeoutMs: positiveInt(
-      "request-timeout-ms",
-      values["request-timeout-ms"] as string | undefined,
-      DEFAULT_REQUEST_TIMEOUT_MS,
-    ),
+    maxBodyBytes: intOption(values, "max-body-bytes", DEFAULT_MAX_BODY_BYTES),
+    requestTimeoutMs: intOption(values, "request-timeout-ms", DEFAULT_REQUEST_TIMEOUT_MS),
   };
 }

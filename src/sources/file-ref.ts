@@ -12,7 +12,12 @@ import {
   type Roots,
   resolveDirectoryConfined,
 } from "../access/index.js";
-import { type ByteReader, type ByteWriter, PagewiseError } from "../core/index.js";
+import {
+  type ByteReader,
+  type ByteWriter,
+  PagewiseError,
+  VERSION_DIGEST_BYTES,
+} from "../core/index.js";
 
 const ROOT_HASH_BYTES = 3;
 
@@ -103,4 +108,26 @@ export function refOfOpened(roots: Roots, opened: OpenedFile, expected?: FileRef
     throw cursorPathMismatch();
   }
   return ref;
+}
+
+/** A file at one content version, as read and json cursors carry it. */
+export interface VersionedFileRef {
+  readonly file: FileRef;
+  readonly digest: Uint8Array;
+  readonly fingerprint: Uint8Array;
+}
+
+export function writeVersionedFileRef(w: ByteWriter, roots: Roots, v: VersionedFileRef): void {
+  writeFileRef(w, roots, v.file);
+  w.raw(v.digest).bytes(v.fingerprint);
+}
+
+export function readVersionedFileRef(
+  r: ByteReader,
+  roots: Roots,
+): VersionedFileRef & { absolute: string } {
+  const { absolute, ref } = readFileRef(r, roots);
+  const digest = r.raw(VERSION_DIGEST_BYTES);
+  const fingerprint = r.bytes();
+  return { absolute, file: ref, digest, fingerprint };
 }

@@ -22,7 +22,7 @@ describe("json_read cursor", () => {
     const c = encodeJsonCursor(codec, "anonymous", roots, state);
     // A 20-character path, an offset of 123 MB, a 7-character query: about the contract's 100.
     expect(c.length).toBeLessThanOrEqual(104);
-    const { state: back } = decodeJsonCursor(codec, "anonymous", roots, c, 8);
+    const { state: back } = decodeJsonCursor(codec, "anonymous", roots, c);
     expect({
       ...back,
       digest: [...back.digest],
@@ -36,7 +36,7 @@ describe("json_read cursor", () => {
       maxItems: 1000,
       resume: { offset: 50, path: [3, { keyAt: 20 }], skip: 2 },
     });
-    const decoded = decodeJsonCursor(codec, "anonymous", roots, custom, 8).state;
+    const decoded = decodeJsonCursor(codec, "anonymous", roots, custom).state;
     expect(decoded).toMatchObject({ format: "json-seq", language: "pointer", maxItems: 1000 });
     expect(decoded.resume).toEqual({ offset: 50, path: [3, { keyAt: 20 }], skip: 2 });
   });
@@ -44,11 +44,11 @@ describe("json_read cursor", () => {
   it("refuses another caller's, a modified and a read cursor", () => {
     const c = encodeJsonCursor(codec, "anonymous", roots, state);
     const code = { code: "INVALID_CURSOR" };
-    expect(() => decodeJsonCursor(codec, "mallory", roots, c, 8)).toThrow(
+    expect(() => decodeJsonCursor(codec, "mallory", roots, c)).toThrow(
       expect.objectContaining(code),
     );
     const flipped = c.slice(0, 30) + (c[30] === "A" ? "B" : "A") + c.slice(31);
-    expect(() => decodeJsonCursor(codec, "anonymous", roots, flipped, 8)).toThrow(
+    expect(() => decodeJsonCursor(codec, "anonymous", roots, flipped)).toThrow(
       expect.objectContaining(code),
     );
     const read = encodeReadCursor(codec, "anonymous", roots, {
@@ -59,7 +59,7 @@ describe("json_read cursor", () => {
       encoding: "utf-8",
       end: { kind: "eof" },
     });
-    expect(() => decodeJsonCursor(codec, "anonymous", roots, read, 8)).toThrow(
+    expect(() => decodeJsonCursor(codec, "anonymous", roots, read)).toThrow(
       expect.objectContaining(code),
     );
   });

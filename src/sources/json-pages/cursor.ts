@@ -11,7 +11,7 @@
  */
 import type { Roots } from "../../access/index.js";
 import { ByteWriter, type CursorCodec, PagewiseError } from "../../core/index.js";
-import { type FileRef, readFileRef, writeFileRef } from "../file-ref.js";
+import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../file-ref.js";
 import {
   decodeResume,
   encodeResume,
@@ -44,8 +44,7 @@ export function encodeJsonCursor(
   s: JsonCursorState,
 ): string {
   const w = new ByteWriter();
-  writeFileRef(w, roots, s.file);
-  w.raw(s.digest).bytes(s.fingerprint);
+  writeVersionedFileRef(w, roots, s);
   const flags =
     FORMATS.indexOf(s.format) |
     (LANGUAGES.indexOf(s.language) << 2) |
@@ -61,12 +60,9 @@ export function decodeJsonCursor(
   identity: string,
   roots: Roots,
   cursor: string,
-  digestBytes: number,
 ): { state: JsonCursorState; absolute: string } {
   const r = codec.decode(JSON_READ_TOOL, identity, cursor);
-  const { absolute, ref } = readFileRef(r, roots);
-  const digest = r.raw(digestBytes);
-  const fingerprint = r.bytes();
+  const { absolute, file: ref, digest, fingerprint } = readVersionedFileRef(r, roots);
   const flags = r.u8();
   const format = FORMATS[flags & 3];
   const language = LANGUAGES[(flags >> 2) & 1];

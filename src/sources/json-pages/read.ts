@@ -16,12 +16,7 @@
  * more for queries whose resume point lags behind (see docs/json.md).
  */
 import path from "node:path";
-import {
-  budgetTooSmall,
-  fitItemCount,
-  PagewiseError,
-  VERSION_DIGEST_BYTES,
-} from "../../core/index.js";
+import { budgetTooSmall, fitItemCount, PagewiseError } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
 import { checkCursorFilePath, cursorPathMismatch } from "../file-ref.js";
 import {
@@ -105,13 +100,7 @@ export async function jsonReadPage(ctx: SourceContext, req: JsonReadRequest): Pr
       throw invalidArgument(
         "Pass the cursor alone (or with the one path or file_id it was made for).",
       );
-    const decoded = decodeJsonCursor(
-      codec,
-      caller.identity,
-      roots,
-      req.cursor,
-      VERSION_DIGEST_BYTES,
-    );
+    const decoded = decodeJsonCursor(codec, caller.identity, roots, req.cursor);
     state = decoded.state;
     if (req.language !== undefined && req.language !== state.language)
       throw cursorArgumentMismatch("language");

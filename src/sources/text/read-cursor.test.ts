@@ -47,7 +47,6 @@ describe("read cursor payload", () => {
       "me",
       roots,
       encodeReadCursor(codec, "me", roots, base),
-      8,
     );
     expect(plain(decoded.state)).toEqual(plain(base));
     expect(decoded.state.anchor).toBeUndefined();
@@ -63,7 +62,7 @@ describe("read cursor payload", () => {
       };
       const cursor = encodeReadCursor(codec, "me", roots, state);
       expect(cursor.length).toBeLessThanOrEqual(100);
-      expect(plain(decodeReadCursor(codec, "me", roots, cursor, 8).state)).toEqual(plain(state));
+      expect(plain(decodeReadCursor(codec, "me", roots, cursor).state)).toEqual(plain(state));
     }
   });
 });

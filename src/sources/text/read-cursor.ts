@@ -5,7 +5,7 @@
  */
 import type { Roots } from "../../access/index.js";
 import { ByteWriter, type CursorCodec, PagewiseError } from "../../core/index.js";
-import { type FileRef, readFileRef, writeFileRef } from "../file-ref.js";
+import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../file-ref.js";
 
 export const READ_TOOL = "read";
 
@@ -44,8 +44,8 @@ export function encodeReadCursor(
   s: ReadCursorState,
 ): string {
   const w = new ByteWriter();
-  writeFileRef(w, roots, s.file);
-  w.raw(s.digest).bytes(s.fingerprint).uint(s.position);
+  writeVersionedFileRef(w, roots, s);
+  w.uint(s.position);
   const encodingBit = s.encoding === "base64" ? 0x80 : 0;
   switch (s.end.kind) {
     case "eof":
@@ -67,12 +67,9 @@ export function decodeReadCursor(
   identity: string,
   roots: Roots,
   cursor: string,
-  digestBytes: number,
 ): { state: ReadCursorState; absolute: string } {
   const r = codec.decode(READ_TOOL, identity, cursor);
-  const { absolute, ref } = readFileRef(r, roots);
-  const digest = r.raw(digestBytes);
-  const fingerprint = r.bytes();
+  const { absolute, file: ref, digest, fingerprint } = readVersionedFileRef(r, roots);
   const position = r.uint();
   const tag = r.u8();
   const encoding = tag & 0x80 ? "base64" : "utf-8";

@@ -18,7 +18,6 @@ import {
   fitTextPrefix,
   identityKey,
   PagewiseError,
-  VERSION_DIGEST_BYTES,
   versionString,
 } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
@@ -161,13 +160,7 @@ export async function readPage(ctx: SourceContext, req: ReadPageRequest): Promis
   let state: ReadCursorState | undefined;
   let target = req.path;
   if (req.cursor !== undefined) {
-    const decoded = decodeReadCursor(
-      codec,
-      caller.identity,
-      caller.roots,
-      req.cursor,
-      VERSION_DIGEST_BYTES,
-    );
+    const decoded = decodeReadCursor(codec, caller.identity, caller.roots, req.cursor);
     state = decoded.state;
     await checkCursorFilePath(caller.roots, req.path, decoded.absolute);
     target = decoded.absolute;
