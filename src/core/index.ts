@@ -3,7 +3,7 @@
  * The paging engine, protocol-free: estimators, budget fitting, the cursor codec, content versions
  * and the error type. This is also the library's public face for other MCP servers.
  */
-export { ByteReader, ByteWriter } from "./cursor/bytes.js";
+export { ByteReader, ByteWriter, malformedCursor } from "./cursor/bytes.js";
 export {
   CursorCodec,
   type CursorCodecOptions,

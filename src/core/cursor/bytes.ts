@@ -46,7 +46,8 @@ export class ByteWriter {
   }
 }
 
-function malformed(): PagewiseError {
+/** INVALID_CURSOR for a payload that does not decode: the one error every cursor decoder throws. */
+export function malformedCursor(): PagewiseError {
   return new PagewiseError("INVALID_CURSOR", "The cursor is malformed.", {
     hint: "Pass next_cursor exactly as it was returned, or start again without a cursor.",
   });
@@ -65,7 +66,7 @@ export class ByteReader {
   }
 
   u8(): number {
-    if (this.#pos >= this.#bytes.length) throw malformed();
+    if (this.#pos >= this.#bytes.length) throw malformedCursor();
     return this.#bytes[this.#pos++]!;
   }
 
@@ -76,16 +77,16 @@ export class ByteReader {
       const b = this.u8();
       result += (b & 0x7f) * scale;
       if (b < 0x80) {
-        if (!Number.isSafeInteger(result)) throw malformed();
+        if (!Number.isSafeInteger(result)) throw malformedCursor();
         return result;
       }
       scale *= 0x80;
     }
-    throw malformed();
+    throw malformedCursor();
   }
 
   raw(length: number): Uint8Array {
-    if (this.#pos + length > this.#bytes.length) throw malformed();
+    if (this.#pos + length > this.#bytes.length) throw malformedCursor();
     const out = this.#bytes.subarray(this.#pos, this.#pos + length);
     this.#pos += length;
     return out;
@@ -101,6 +102,6 @@ export class ByteReader {
 
   /** Throws unless every byte was consumed (a payload with trailing bytes is not ours). */
   end(): void {
-    if (!this.done) throw malformed();
+    if (!this.done) throw malformedCursor();
   }
 }

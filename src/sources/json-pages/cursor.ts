@@ -10,7 +10,7 @@
  * recompile it; it is usually the longest part after the path.
  */
 import type { Roots } from "../../access/index.js";
-import { ByteWriter, type CursorCodec, PagewiseError } from "../../core/index.js";
+import { ByteWriter, type CursorCodec, malformedCursor } from "../../core/index.js";
 import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../file-ref.js";
 import {
   decodeResume,
@@ -67,7 +67,7 @@ export function decodeJsonCursor(
   const format = FORMATS[flags & 3];
   const language = LANGUAGES[(flags >> 2) & 1];
   if (format === undefined || language === undefined || flags >> 4 !== 0) {
-    throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+    throw malformedCursor();
   }
   const maxItems = flags & 8 ? r.uint() : undefined;
   const query = r.string();

@@ -11,7 +11,13 @@
 import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { resolveDirectoryConfined } from "../../access/index.js";
-import { ByteWriter, budgetTooSmall, fitItemCount, PagewiseError } from "../../core/index.js";
+import {
+  ByteWriter,
+  budgetTooSmall,
+  fitItemCount,
+  malformedCursor,
+  PagewiseError,
+} from "../../core/index.js";
 import type { SourceContext } from "../context.js";
 import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../file-ref.js";
 import { compileGlob } from "./glob.js";
@@ -68,7 +74,7 @@ function encodeFlags(q: ListQuery): number {
 function decodeFlags(flags: number, glob: string): ListQuery {
   const type = TYPE_CODES[(flags >> 3) & 3];
   if (type === undefined || flags >> 5 !== 0) {
-    throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+    throw malformedCursor();
   }
   return {
     recursive: (flags & 1) !== 0,

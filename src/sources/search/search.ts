@@ -16,6 +16,7 @@ import {
   budgetTooSmall,
   fitItemCount,
   identityKey,
+  malformedCursor,
   PagewiseError,
 } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
@@ -99,7 +100,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
     const flags = r.u8();
     const mode = CASE_MODES[(flags >> 3) & 3];
     if (mode === undefined || flags >> 5 !== 0) {
-      throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+      throw malformedCursor();
     }
     const fromCursor: SearchQuery = {
       literal: (flags & 1) !== 0,

@@ -5,7 +5,7 @@
  * and the grep filter when there is one. About 65 characters for a short path and no filter.
  */
 import type { Roots } from "../../access/index.js";
-import { ByteWriter, type CursorCodec, PagewiseError } from "../../core/index.js";
+import { ByteWriter, type CursorCodec, malformedCursor } from "../../core/index.js";
 import { type FileRef, readFileRef, writeFileRef } from "../file-ref.js";
 import { APPEND_FINGERPRINT_BYTES } from "../text/index.js";
 
@@ -55,7 +55,7 @@ export function decodeTailCursor(
   const { absolute, ref } = readFileRef(r, roots);
   const tag = r.u8();
   if (tag & ~(KIND_AFTER | HAS_GREP)) {
-    throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+    throw malformedCursor();
   }
   const position = r.uint();
   const size = position + r.uint();

@@ -4,7 +4,7 @@
  * Line cursors (`search`, `tail`) and JSON value cursors are read cursors with a byte-range end.
  */
 import type { Roots } from "../../access/index.js";
-import { ByteWriter, type CursorCodec, PagewiseError } from "../../core/index.js";
+import { ByteWriter, type CursorCodec, malformedCursor } from "../../core/index.js";
 import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../file-ref.js";
 
 export const READ_TOOL = "read";
@@ -87,10 +87,10 @@ export function decodeReadCursor(
       if (tag & ANCHORED_BIT) anchor = { start: r.uint(), size: end.offset + r.uint() };
       break;
     default:
-      throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+      throw malformedCursor();
   }
   if (tag & ANCHORED_BIT && !anchor) {
-    throw new PagewiseError("INVALID_CURSOR", "The cursor is malformed.");
+    throw malformedCursor();
   }
   r.end();
   return {
