@@ -43,7 +43,7 @@ import {
 } from "./harness.js";
 
 const { compactJsonText, compileQuery, fileHandleReader, runQuery } = await import(
-  "../dist/sources/json/index.js"
+  "../dist/json/index.js"
 );
 
 const SIZE = Number(process.env.BENCH_JSON_MIB ?? 200) * MiB;

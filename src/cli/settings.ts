@@ -28,7 +28,7 @@ import {
   DEFAULT_MAX_WALK_ENTRIES,
   DEFAULT_SEARCH_STALL_MS,
 } from "../sources/index.js";
-import type { JsonLimits } from "../sources/json/index.js";
+import type { JsonLimits } from "../json/index.js";
 import type { ToolSettings } from "../tools/index.js";
 
 export class UsageError extends Error {}
@@ -41,7 +41,7 @@ export function positiveInt(name: string, value: string | undefined, fallback: n
   return n;
 }
 
-/** `--json-*` options, each setting one limit of the JSON engine (see sources/json/limits.ts). */
+/** `--json-*` options, each setting one limit of the JSON engine (see json/limits.ts). */
 export const JSON_LIMIT_FLAGS: Readonly<Record<string, keyof JsonLimits>> = {
   "json-max-depth": "maxDepth",
   "json-max-string-bytes": "maxStringBytes",

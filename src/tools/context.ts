@@ -1,6 +1,6 @@
 import type { Caller } from "../access/index.js";
 import type { CursorCodec, Estimator, FileVersions } from "../core/index.js";
-import type { JsonLimits } from "../sources/json/index.js";
+import type { JsonLimits } from "../json/index.js";
 
 /** Server-wide settings every tool reads (validated once, at start). */
 export interface ToolSettings {

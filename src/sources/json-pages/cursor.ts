@@ -18,7 +18,7 @@ import {
   type JsonFormat,
   type QueryLanguage,
   type ResumeState,
-} from "../json/index.js";
+} from "../../json/index.js";
 
 export const JSON_READ_TOOL = "json_read";
 

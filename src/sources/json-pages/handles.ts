@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { PagewiseError } from "../../core/index.js";
-import type { JsonFormat } from "../json/index.js";
+import type { JsonFormat } from "../../json/index.js";
 
 /** Idle time after which a handle expires (`--json-handle-ttl-ms`). */
 export const DEFAULT_JSON_HANDLE_TTL_MS = 15 * 60 * 1000;

@@ -1,6 +1,6 @@
 /**
  * @module
- * The JSON tools' pages over the streaming engine of `sources/json`: `json_open` handles,
+ * The JSON tools' pages over the streaming engine of `src/json`: `json_open` handles,
  * `json_read` pages and cursors, `json_close`.
  */
 

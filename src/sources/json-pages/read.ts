@@ -1,7 +1,7 @@
 /**
  * @module
  * `json_read`: one page of a query's matches, within a token budget and `max_items`, continued by a
- * self-contained cursor that resumes the engine where the page ended (sources/json: O(page) for most
+ * self-contained cursor that resumes the engine where the page ended (src/json: O(page) for most
  * queries, see its README).
  *
  * Page text: `{"file_id"?,"language","query","items":[…],"complete","next_cursor","stats"}`. Each
@@ -29,8 +29,8 @@ import {
   type QueryLanguage,
   type ResumeState,
   runQuery,
-} from "../json/index.js";
-import type { ByteReader } from "../json/reader.js";
+} from "../../json/index.js";
+import type { ByteReader } from "../../json/reader.js";
 import { encodeReadCursor } from "../text/read-cursor.js";
 import { type JsonBasis, openJsonBasis } from "./basis.js";
 import { decodeJsonCursor, encodeJsonCursor, type JsonCursorState } from "./cursor.js";

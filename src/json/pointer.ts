@@ -5,7 +5,7 @@
  * soon as that value is complete.
  */
 
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 import type { Segment } from "./jsonpath-ast.js";
 
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;

@@ -11,7 +11,7 @@
  * Unicode general categories; matching is over code points.
  */
 
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 import type { JsonLimits } from "./limits.js";
 
 type Node =

@@ -6,7 +6,7 @@
  * 1-based column) into the query.
  */
 
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 import { compileIRegexp } from "./iregexp.js";
 import type {
   Comparable,

@@ -4,7 +4,7 @@
  * from a resume state), detect a file's format and validate it.
  */
 
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 import { BACKSLASH, decodeStringContent, LF, QUOTE, RS } from "./bytes.js";
 import { type LookaheadRequest, QueryEvaluator } from "./evaluator.js";
 import { absoluteQueriesOf, type EvalContext, type Value } from "./filter-eval.js";

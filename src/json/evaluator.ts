@@ -24,7 +24,7 @@
  * Matches inside such children wait under a pending *decision* and are dropped if it fails.
  */
 
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 import {
   type EvalContext,
   evalLogical,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 import { compileQuery } from "./query.js";
 import { matches, runAll } from "./test-support/helpers.js";
 

@@ -1,7 +1,7 @@
 /**
  * Throughput of the tokenizer and of typical queries on a generated 50 MB document. Skipped unless
  * PAGEWISE_BENCH=1 (it takes seconds and measures the machine as much as the code):
- *   PAGEWISE_BENCH=1 npx vitest run src/sources/json/throughput.test.ts
+ *   PAGEWISE_BENCH=1 npx vitest run src/json/throughput.test.ts
  */
 import { describe, test } from "vitest";
 import { DEFAULT_JSON_LIMITS } from "./limits.js";

@@ -3,7 +3,7 @@
  * Helpers shared by this folder's tests (not exported from the package).
  */
 
-import { PagewiseError } from "../../../core/index.js";
+import { PagewiseError } from "../../core/index.js";
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "../limits.js";
 import {
   type JsonFormat,

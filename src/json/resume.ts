@@ -14,7 +14,7 @@
  * the source, so long names do not make cursors long); then the number of `done` triples and the triples.
  */
 
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 
 /** One step of a resume path: an array/record index, or a member name (by its offset in the source). */
 export type ResumeStep = number | { keyAt: number; key?: string };

@@ -10,7 +10,7 @@
  * a Map with only those members for objects, {@link OPAQUE} for a present value never read).
  */
 
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 import { compileIRegexp, type IRegexp } from "./iregexp.js";
 import type {
   Comparable,

@@ -21,7 +21,7 @@
  * `wantScalarBytes` was set before the token began).
  */
 
-import { PagewiseError } from "../../core/index.js";
+import { PagewiseError } from "../core/index.js";
 import * as bytes from "./bytes.js";
 import type { JsonLimits } from "./limits.js";
 import { escapePointerToken } from "./pointer-text.js";
