@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_TOKENS_CAP,
   ephemeralCursorKey,
 } from "../core/index.js";
+import type { JsonLimits } from "../json/index.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_SCANS,
@@ -28,7 +29,6 @@ import {
   DEFAULT_MAX_WALK_ENTRIES,
   DEFAULT_SEARCH_STALL_MS,
 } from "../sources/index.js";
-import type { JsonLimits } from "../json/index.js";
 import type { ToolSettings } from "../tools/index.js";
 
 export class UsageError extends Error {}

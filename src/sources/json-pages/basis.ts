@@ -16,9 +16,9 @@ import {
   PagewiseError,
   type VersionExpectation,
 } from "../../core/index.js";
+import { type ByteReader, bufferReader, fileHandleReader } from "../../json/index.js";
 import type { SourceContext } from "../context.js";
 import type { FileRef } from "../file-ref.js";
-import { type ByteReader, bufferReader, fileHandleReader } from "../../json/index.js";
 
 /** Recently modified files up to this size are read whole (same bound as `read`). */
 const SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;

@@ -11,7 +11,6 @@
  */
 import type { Roots } from "../../access/index.js";
 import { ByteWriter, type CursorCodec, malformedCursor } from "../../core/index.js";
-import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../file-ref.js";
 import {
   decodeResume,
   encodeResume,
@@ -19,6 +18,7 @@ import {
   type QueryLanguage,
   type ResumeState,
 } from "../../json/index.js";
+import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../file-ref.js";
 
 export const JSON_READ_TOOL = "json_read";
 

@@ -5,8 +5,8 @@
  */
 import path from "node:path";
 import { budgetTooSmall } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
 import { detectFormat, type JsonLimits, validate } from "../../json/index.js";
+import type { SourceContext } from "../context.js";
 import { openJsonBasis } from "./basis.js";
 import type { JsonHandles } from "./handles.js";
 import type { RequestedFormat } from "./read.js";

@@ -17,8 +17,6 @@
  */
 import path from "node:path";
 import { budgetTooSmall, fitItemCount, PagewiseError } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
-import { checkCursorFilePath, cursorPathMismatch } from "../file-ref.js";
 import {
   compactJsonText,
   compileQuery,
@@ -31,6 +29,8 @@ import {
   runQuery,
 } from "../../json/index.js";
 import type { ByteReader } from "../../json/reader.js";
+import type { SourceContext } from "../context.js";
+import { checkCursorFilePath, cursorPathMismatch } from "../file-ref.js";
 import { encodeReadCursor } from "../text/read-cursor.js";
 import { type JsonBasis, openJsonBasis } from "./basis.js";
 import { decodeJsonCursor, encodeJsonCursor, type JsonCursorState } from "./cursor.js";
