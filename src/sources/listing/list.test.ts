@@ -10,7 +10,7 @@ import {
   ephemeralCursorKey,
   FileVersions,
 } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
+import type { SourceContext } from "../shared/context.js";
 import { listPage } from "./list.js";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-list-")));

@@ -18,8 +18,8 @@ import {
   malformedCursor,
   PagewiseError,
 } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
-import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../file-ref.js";
+import type { SourceContext } from "../shared/context.js";
+import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../shared/file-ref.js";
 import { compileGlob } from "./glob.js";
 import { compareCodePoints } from "./order.js";
 import { ancestorsWithin, walk } from "./walk.js";
