@@ -210,12 +210,58 @@ export async function runSource<A, S, C>(
     if (conflict !== undefined) throw conflictingArgument(conflict);
   }
   const resolved = resolvePageParams(source.params, given, fromCursor);
-  return source.page({
-    context: run.context,
-    args,
-    state,
-    params: resolved.values,
-    loweredFields: loweredFields(resolved.lowered),
-    cursorAt: (next) => encodeSourceCursor(source, run, resolved.values, next),
+  const pageWith = (values: Readonly<Record<string, number>>) =>
+    source.page({
+      context: run.context,
+      args,
+      state,
+      params: values,
+      loweredFields: loweredFields(resolved.lowered),
+      cursorAt: (next) => encodeSourceCursor(source, run, values, next),
+    });
+  try {
+    return await pageWith(resolved.values);
+  } catch (err) {
+    throw await workingMinimum(err, resolved.values, pageWith);
+  }
+}
+
+/** Attempts to confirm that a BUDGET_TOO_SMALL minimum works. */
+const MINIMUM_CONFIRMATIONS = 3;
+
+/**
+ * A page carries its own budget in its cursors, so the page that a budget of `m` produces can
+ * cost a little more or less than the page measured under the failed budget. The minimum that a
+ * BUDGET_TOO_SMALL names is therefore confirmed by building the page with it (and raised until it
+ * works), so that it really is a budget that works.
+ */
+async function workingMinimum(
+  err: unknown,
+  values: Readonly<Record<string, number>>,
+  pageWith: (values: Readonly<Record<string, number>>) => Promise<string>,
+): Promise<unknown> {
+  let failure = err;
+  for (let attempt = 0; attempt < MINIMUM_CONFIRMATIONS; attempt++) {
+    if (!(failure instanceof PagewiseError) || failure.code !== "BUDGET_TOO_SMALL") return failure;
+    const minimum = failure.details.minimum_max_tokens;
+    if (typeof minimum !== "number" || values.max_tokens === undefined) return failure;
+    try {
+      await pageWith({ ...values, max_tokens: minimum });
+      return failure;
+    } catch (next) {
+      if (!(next instanceof PagewiseError) || next.code !== "BUDGET_TOO_SMALL") return failure;
+      const raised = next.details.minimum_max_tokens;
+      if (typeof raised !== "number" || raised <= minimum) return failure;
+      failure = budgetTooSmallAt(failure, raised);
+    }
+  }
+  return failure;
+}
+
+function budgetTooSmallAt(failure: PagewiseError, minimum: number): PagewiseError {
+  return new PagewiseError("BUDGET_TOO_SMALL", failure.message.replace(/\d+\.$/, `${minimum}.`), {
+    ...failure.details,
+    minimum_max_tokens: minimum,
+    retry: { max_tokens: minimum },
   });
 }

@@ -20,7 +20,7 @@ import {
   PagewiseError,
 } from "../../core/index.js";
 import { compileGlob } from "../listing/glob.js";
-import { DEFAULT_MAX_WALK_ENTRIES, effectiveLimit, mergeQuery } from "../listing/list.js";
+import { DEFAULT_LIST_LIMIT, DEFAULT_MAX_WALK_ENTRIES, MAX_LIST_LIMIT } from "../listing/list.js";
 import { ancestorsWithin } from "../listing/walk.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../shared/file-ref.js";
@@ -77,6 +77,31 @@ function flagsOf(q: SearchQuery): number {
     (q.respectGitignore ? 4 : 0) |
     (CASE_MODES.indexOf(q.caseMode) << 3)
   );
+}
+
+/** Arguments given together with a cursor must agree with the cursor's; returns the merged query. */
+function mergeQuery<Q extends object>(fromCursor: Q, given: Partial<Q>): Q {
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if ((fromCursor as Record<string, unknown>)[key] !== value) {
+      throw new PagewiseError(
+        "INVALID_ARGUMENT",
+        `The cursor already fixes ${key}; pass the cursor without it, or with the same value.`,
+      );
+    }
+  }
+  return fromCursor;
+}
+
+function effectiveLimit(requested: number | undefined): { limit: number; note?: string } {
+  if (requested === undefined) return { limit: DEFAULT_LIST_LIMIT };
+  if (requested > MAX_LIST_LIMIT) {
+    return {
+      limit: MAX_LIST_LIMIT,
+      note: `limit ${requested} was lowered to the maximum of ${MAX_LIST_LIMIT}.`,
+    };
+  }
+  return { limit: requested };
 }
 
 export async function searchPage(ctx: SourceContext, req: SearchRequest): Promise<string> {
