@@ -1,0 +1,204 @@
+/**
+ * The conformance suite: every promise of the contract that holds for every paging tool, run
+ * against each tool the same way (as Hono runs one router suite against every router). A tool
+ * describes its fixture and how to walk it (`ConformanceCase`); `runSourceConformance` checks:
+ *
+ * - every page fits the budget, continuations by cursor alone included (the cursor carries it);
+ * - the walk is lossless: every unit of the fixture exactly once;
+ * - a repeated cursor gives the same page;
+ * - a source changed between pages is CONTENT_CHANGED, never a page mixing two versions;
+ * - tampered, foreign-tool and foreign-path cursors are INVALID_CURSOR;
+ * - a cursor with an argument that conflicts with it is INVALID_ARGUMENT;
+ * - bad numbers are INVALID_ARGUMENT, a budget over the cap is lowered and reported.
+ *
+ * A case may skip a promise, always with the reason (`skip`).
+ */
+import { statSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type InMemoryServer, startInMemory } from "../support/in-memory.js";
+import { tempDir } from "../support/server.js";
+
+export const PROMISES = [
+  "budget",
+  "lossless",
+  "repeatable",
+  "changed",
+  "tampered",
+  "conflicting",
+  "numbers",
+] as const;
+export type PromiseName = (typeof PROMISES)[number];
+
+// biome-ignore lint/suspicious/noExplicitAny: pages are the tools' JSON, checked field by field
+type Page = any;
+
+export interface ConformanceCase {
+  readonly tool: string;
+  /** Promises this tool does not make, each with the reason. */
+  readonly skip?: Partial<Record<PromiseName, string>>;
+  /** Writes the fixture into `dir`. */
+  setup(dir: string): void;
+  /** The first call's arguments, without max_tokens. */
+  readonly first: Record<string, unknown>;
+  /** The budget of the walk: small enough for several pages. */
+  readonly budget: number;
+  /** The continuation of `page` by its cursor alone, or undefined at the end of the walk. */
+  next(page: Page): Record<string, unknown> | undefined;
+  /** The units a page delivers (lines, entries, matches, records…). */
+  units(page: Page): string[];
+  /** Every unit of the fixture, in walk order (compared as a multiset unless `ordered`). */
+  expected(dir: string): string[];
+  /** Units are compared in order (a text whose pages concatenate). */
+  readonly ordered?: boolean;
+  /** Rewrites the source so that a continuation may not mix versions (same size, mtime kept). */
+  change(dir: string): void;
+  /** An argument that conflicts with what the cursor fixes. */
+  readonly conflicting: Record<string, unknown>;
+  /** An argument naming another path than the cursor's. */
+  readonly otherPath: Record<string, unknown>;
+}
+
+/** Rewrites `file` with `content` of the same size and puts its mtime back. */
+export function rewriteKeepingMtime(file: string, content: string): void {
+  const before = statSync(file);
+  if (Buffer.byteLength(content) !== before.size) throw new Error("rewrite must keep the size");
+  writeFileSync(file, content);
+  utimesSync(file, before.atime, before.mtime);
+}
+
+async function walk(
+  server: InMemoryServer,
+  c: ConformanceCase,
+  onPage?: (page: { text: string; json: Page }) => void,
+): Promise<string[][]> {
+  const units: string[][] = [];
+  let page = await server.call(c.tool, { ...c.first, max_tokens: c.budget });
+  for (let guard = 0; ; guard++) {
+    expect(page.isError, page.text).toBe(false);
+    onPage?.(page);
+    units.push(c.units(page.json));
+    const next = c.next(page.json);
+    if (next === undefined) break;
+    if (guard > 5000) throw new Error("the walk does not end");
+    page = await server.call(c.tool, next);
+  }
+  return units;
+}
+
+function errorCode(outcome: { isError: boolean; json: Page; text: string }): string {
+  expect(outcome.isError, outcome.text).toBe(true);
+  return outcome.json.error.code;
+}
+
+/** Flips one character of a cursor (the MAC must catch it). */
+function tamper(cursor: string): string {
+  const i = Math.floor(cursor.length / 2);
+  return cursor.slice(0, i) + (cursor[i] === "A" ? "B" : "A") + cursor.slice(i + 1);
+}
+
+export function runSourceConformance(c: ConformanceCase): void {
+  describe(`conformance: ${c.tool}`, () => {
+    let server: InMemoryServer;
+    let dir: string;
+    let cleanup: () => void;
+    beforeAll(async () => {
+      ({ dir, cleanup } = tempDir(`pagewise-conf-${c.tool}-`));
+      c.setup(dir);
+      writeFileSync(path.join(dir, "other.txt"), "another file\n".repeat(200));
+      server = await startInMemory([dir]);
+    });
+    afterAll(async () => {
+      await server?.close();
+      cleanup?.();
+    });
+    const test = (name: PromiseName, title: string, body: () => Promise<void>) => {
+      const reason = c.skip?.[name];
+      if (reason !== undefined) it.skip(`${title} (skipped: ${reason})`, body);
+      else it(title, body);
+    };
+    /** The first page and its continuation arguments (the fixture must give several pages). */
+    const firstPage = async () => {
+      const page = await server.call(c.tool, { ...c.first, max_tokens: c.budget });
+      expect(page.isError, page.text).toBe(false);
+      const next = c.next(page.json);
+      if (next === undefined) throw new Error("the fixture must need more than one page");
+      return { page, next };
+    };
+
+    test("budget", "every page fits the budget, cursor-only continuations included", async () => {
+      let pages = 0;
+      await walk(server, c, (page) => {
+        pages++;
+        expect(server.estimator.count(page.text)).toBeLessThanOrEqual(c.budget);
+      });
+      expect(pages).toBeGreaterThan(2);
+    });
+
+    test("lossless", "the walk gives every unit exactly once", async () => {
+      const got = (await walk(server, c)).flat();
+      const want = c.expected(dir);
+      if (c.ordered) expect(got.join("")).toBe(want.join(""));
+      else expect([...got].sort()).toEqual([...want].sort());
+    });
+
+    test("repeatable", "a repeated cursor gives the same page", async () => {
+      const { next } = await firstPage();
+      const a = await server.call(c.tool, next);
+      const b = await server.call(c.tool, next);
+      expect(a.isError, a.text).toBe(false);
+      expect(b.text).toBe(a.text);
+    });
+
+    test("changed", "a source changed between pages is CONTENT_CHANGED, never mixed", async () => {
+      const { next } = await firstPage();
+      c.change(dir);
+      const after = await server.call(c.tool, next);
+      expect(errorCode(after)).toBe("CONTENT_CHANGED");
+      c.setup(dir);
+    });
+
+    test(
+      "tampered",
+      "tampered, foreign-tool and foreign-path cursors are INVALID_CURSOR",
+      async () => {
+        const { next } = await firstPage();
+        const [key, cursor] = Object.entries(next).find(([, v]) => typeof v === "string") as [
+          string,
+          string,
+        ];
+        expect(errorCode(await server.call(c.tool, { [key]: tamper(cursor) }))).toBe(
+          "INVALID_CURSOR",
+        );
+        const foreignTool = c.tool === "read" ? "tail" : "read";
+        const foreignArgs = foreignTool === "tail" ? { before: cursor } : { cursor };
+        expect(errorCode(await server.call(foreignTool, foreignArgs))).toBe("INVALID_CURSOR");
+        expect(errorCode(await server.call(c.tool, { ...next, ...c.otherPath }))).toBe(
+          "INVALID_CURSOR",
+        );
+      },
+    );
+
+    test("conflicting", "a cursor with a conflicting argument is INVALID_ARGUMENT", async () => {
+      const { next } = await firstPage();
+      expect(errorCode(await server.call(c.tool, { ...next, ...c.conflicting }))).toBe(
+        "INVALID_ARGUMENT",
+      );
+    });
+
+    test(
+      "numbers",
+      "bad numbers are INVALID_ARGUMENT; a budget over the cap is lowered",
+      async () => {
+        for (const bad of [0, -1, 1.5, "8000", Number.NaN]) {
+          const outcome = await server.call(c.tool, { ...c.first, max_tokens: bad });
+          expect(errorCode(outcome)).toBe("INVALID_ARGUMENT");
+        }
+        const lowered = await server.call(c.tool, { ...c.first, max_tokens: 1_000_000 });
+        expect(lowered.isError, lowered.text).toBe(false);
+        expect(lowered.json.max_tokens).toBe(25_000);
+        expect(server.estimator.count(lowered.text)).toBeLessThanOrEqual(25_000);
+      },
+    );
+  });
+}
