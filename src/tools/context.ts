@@ -3,6 +3,7 @@ import {
   type CursorCodec,
   type Estimator,
   type FileVersions,
+  MAX_TOKENS_PARAM,
   type PageParam,
   runSource,
   type Source,
@@ -45,7 +46,7 @@ export interface ToolContext {
 /** The budget parameter of every source: the server's default, lowered to the server's cap. */
 export function budgetParam(settings: ToolSettings): PageParam {
   return {
-    name: "max_tokens",
+    ...MAX_TOKENS_PARAM,
     default: settings.defaultMaxTokens,
     max: settings.maxTokensCap,
     maxReason: "the server's cap",

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { defaultEstimator } from "../estimate/default.js";
 import { countOpenviking, openvikingEstimator } from "../estimate/openviking.js";
 import { codePointFloor, fitItemCount, fitTextPrefix } from "./fit.js";
 
@@ -38,8 +39,10 @@ describe("fitTextPrefix", () => {
           expect(fitted.tokens).toBe(countOpenviking(fitted.text));
           expect(codePointFloor(text, fitted.amount)).toBe(fitted.amount);
           if (text.length > 0) expect(fitted.amount).toBeGreaterThan(0);
-          // Maximal: one more code point does not fit (openviking is monotone in the content).
-          if (fitted.amount < text.length) {
+          // Maximal, or within the fill tolerance of the budget: one more code point does not
+          // fit (openviking is monotone in the content).
+          const tolerance = Math.max(1, Math.floor(budget / 500));
+          if (fitted.amount < text.length && fitted.tokens < budget - tolerance) {
             const next =
               fitted.amount + (codePointFloor(text, fitted.amount + 1) === fitted.amount ? 2 : 1);
             expect(countOpenviking(render(text)(next))).toBeGreaterThan(budget);
@@ -48,6 +51,33 @@ describe("fitTextPrefix", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("fitting cost", () => {
+  it("counts a large page about three times, whatever the length of the text", () => {
+    // A counting estimator: whole-page counts and characters counted are the fitter's work.
+    let pageCounts = 0;
+    let counted = 0;
+    const estimator = {
+      ...defaultEstimator,
+      count(t: string) {
+        counted += t.length;
+        if (t.startsWith('{"uri"')) pageCounts++;
+        return defaultEstimator.count(t);
+      },
+    };
+    const words = 'The quick brown fox jumps over the lazy dog; 1234 "quoted" naïve 中文\n';
+    const text = words.repeat(4000);
+    for (const budget of [2000, 8000, 25_000]) {
+      pageCounts = 0;
+      counted = 0;
+      const fitted = fitTextPrefix(text, budget, estimator, render(text));
+      expect(fitted.tokens).toBeLessThanOrEqual(budget);
+      expect(fitted.tokens).toBeGreaterThanOrEqual(budget * 0.99);
+      expect(pageCounts).toBeLessThanOrEqual(4);
+      expect(counted).toBeLessThanOrEqual(4 * fitted.text.length);
+    }
   });
 });
 

@@ -61,8 +61,13 @@ export function budgetTooSmall(maxTokens: number, minimum: number, what: string)
 
 /** Typical code units per token of ordinary text: the first guess of a page's size. */
 const FIRST_GUESS_UNITS_PER_TOKEN = 4;
-/** Confirmed predictions per page: the first cut, then up to two refills of the slack left. */
-const MAX_PREDICTED_PROBES = 3;
+/** Whole-page counts a prediction may take before the interpolation search takes over. */
+const MAX_PREDICTED_PROBES = 4;
+/**
+ * A confirmed page this close to the budget is taken as it is: another count to add a few more
+ * characters would cost as much as the page itself. 1/500 of the budget (at least one token).
+ */
+const FILL_TOLERANCE = 1 / 500;
 
 /**
  * A cheap, monotone estimate of the tokens that the content `[0, amount)` adds to a page. Built
@@ -96,8 +101,10 @@ export interface LargestFit {
 
 /**
  * The largest amount whose page fits, starting from a page known to fit. With a prediction the
- * cut is predicted and confirmed (usually one or two whole-page counts); otherwise, or when a
- * prediction overshoots, an interpolation search over real counts finds it.
+ * cut is predicted and confirmed — usually one whole-page count: a confirmed page within
+ * FILL_TOLERANCE of the budget is final; one with more room left is re-predicted from its real
+ * count; one over the budget shrinks the prediction by the overshoot. Without a prediction, or when
+ * predictions keep missing, an interpolation search over real counts finds the cut.
  */
 export function fitLargest(fit: LargestFit): Fitted {
   const { maxTokens, estimator, render, limit } = fit;
@@ -110,27 +117,22 @@ export function fitLargest(fit: LargestFit): Fitted {
   let miss = fit.miss;
   const prediction = fit.prediction;
   if (prediction && !miss) {
-    for (let round = 0; round < MAX_PREDICTED_PROBES && best.amount < limit; round++) {
-      // The page's real count so far plus the predicted cost of the content beyond it.
-      const room = maxTokens - best.tokens + prediction.cost(best.amount);
-      const target = prediction.largestWithin(room, best.amount, limit);
-      if (target <= best.amount) break;
-      const amount = Math.min(limit, snap(target, best.amount));
-      if (amount <= best.amount) break;
+    const tolerance = Math.max(1, Math.floor(maxTokens * FILL_TOLERANCE));
+    // The tokens the content may cost by the prediction's measure, calibrated by real counts.
+    let room = maxTokens - best.tokens + prediction.cost(best.amount);
+    for (let round = 0; round < MAX_PREDICTED_PROBES; round++) {
+      if (best.amount >= limit || maxTokens - best.tokens <= tolerance) return best;
+      const ceiling = miss ? miss.amount - 1 : limit;
+      const target = prediction.largestWithin(room, best.amount, ceiling);
+      const amount = snap(Math.min(ceiling, Math.max(target, best.amount + 1)), best.amount);
+      if (amount <= best.amount || amount > ceiling) break;
       const probe = measure(amount);
-      if (probe.tokens > maxTokens) {
-        miss = probe;
-        break;
-      }
-      best = probe;
-    }
-    if (!miss && best.amount < limit) {
-      // The prediction says nothing more fits; one probe of the next step checks it.
-      const next = Math.min(limit, snap(best.amount + 1, best.amount));
-      if (next > best.amount && next <= limit) {
-        const probe = measure(next);
-        if (probe.tokens > maxTokens) return best;
+      if (probe.tokens <= maxTokens) {
         best = probe;
+        room = maxTokens - probe.tokens + prediction.cost(amount);
+      } else {
+        miss = probe;
+        room -= probe.tokens - maxTokens + 1;
       }
     }
   }
@@ -235,47 +237,40 @@ export class PieceCosts implements Prediction {
 }
 
 /** Code units estimated as one piece of a text page's content. */
-export const TEXT_PIECE_UNITS = 1024;
+export const TEXT_PIECE_UNITS = 256;
 
 /**
  * Running sums over a text cut into pieces of TEXT_PIECE_UNITS code units, each estimated once as
- * it appears in the page (`asShown`, e.g. JSON string escaping). Within the last piece the cut is
- * found by counting that piece's prefixes, which costs O(piece · log piece), not O(page).
+ * it appears in the page (`asShown`, e.g. JSON string escaping). Inside a piece the cost is
+ * interpolated linearly, so a prediction costs no counting beyond the pieces themselves.
  */
 export class TextCosts implements Prediction {
-  readonly #text: string;
-  readonly #count: (text: string) => number;
   readonly #pieces: PieceCosts;
 
   constructor(text: string, estimator: Estimator, asShown: (text: string) => string = (t) => t) {
-    this.#text = text;
-    this.#count = (t) => estimator.count(asShown(t));
     this.#pieces = new PieceCosts((i) =>
-      this.#count(text.slice(i * TEXT_PIECE_UNITS, (i + 1) * TEXT_PIECE_UNITS)),
+      estimator.count(asShown(text.slice(i * TEXT_PIECE_UNITS, (i + 1) * TEXT_PIECE_UNITS))),
     );
   }
 
   cost(units: number): number {
     const whole = Math.floor(units / TEXT_PIECE_UNITS);
-    const start = whole * TEXT_PIECE_UNITS;
     const base = this.#pieces.cost(whole);
-    return units > start ? base + this.#count(this.#text.slice(start, units)) : base;
+    const part = units - whole * TEXT_PIECE_UNITS;
+    if (part === 0) return base;
+    return base + ((this.#pieces.cost(whole + 1) - base) * part) / TEXT_PIECE_UNITS;
   }
 
   largestWithin(tokens: number, from: number, limit: number): number {
-    const pieces = Math.ceil(limit / TEXT_PIECE_UNITS);
     const first = Math.floor(from / TEXT_PIECE_UNITS);
+    const pieces = Math.ceil(limit / TEXT_PIECE_UNITS);
     const whole = this.#pieces.largestWithin(tokens, first, pieces);
-    let lo = Math.max(from, Math.min(limit, whole * TEXT_PIECE_UNITS));
-    if (lo >= limit) return limit;
-    // Bisect inside the next piece: the largest prefix of it that keeps the cost within `tokens`.
-    let hi = Math.min(limit, lo + TEXT_PIECE_UNITS + 1);
-    while (hi - lo > 1) {
-      const mid = lo + Math.floor((hi - lo) / 2);
-      if (this.cost(mid) <= tokens) lo = mid;
-      else hi = mid;
-    }
-    return lo;
+    const start = whole * TEXT_PIECE_UNITS;
+    if (start >= limit) return limit;
+    const base = this.#pieces.cost(whole);
+    const next = this.#pieces.cost(whole + 1);
+    const part = next > base ? Math.floor(((tokens - base) * TEXT_PIECE_UNITS) / (next - base)) : 0;
+    return Math.max(from, Math.min(limit, start + Math.max(0, part)));
   }
 }
 

@@ -11,6 +11,7 @@ export {
   encodeSourceCursor,
   type Lowered,
   loweredFields,
+  MAX_TOKENS_PARAM,
   type PageParam,
   type PageRequest,
   type ResolvedParams,

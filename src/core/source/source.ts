@@ -23,6 +23,7 @@ import type { ByteReader, ByteWriter } from "../cursor/bytes.js";
 import { malformedCursor, ByteWriter as Writer } from "../cursor/bytes.js";
 import type { CursorCodec } from "../cursor/codec.js";
 import { PagewiseError } from "../errors.js";
+import { DEFAULT_MAX_TOKENS } from "../limits.js";
 
 /** A numeric page parameter (budget, items per page, per-item clamp) that cursors carry. */
 export interface PageParam {
@@ -35,6 +36,16 @@ export interface PageParam {
   /** Why the maximum exists, in the note of a lowered value ("the server's cap"). */
   readonly maxReason?: string;
 }
+
+/**
+ * The budget parameter every cursor carries. Its default and cap are the server's: a source is
+ * created with `{...MAX_TOKENS_PARAM, default, max}` from the server's settings.
+ */
+export const MAX_TOKENS_PARAM: PageParam = {
+  name: "max_tokens",
+  default: DEFAULT_MAX_TOKENS,
+  max: Number.MAX_SAFE_INTEGER,
+};
 
 /** A parameter that was lowered to its maximum on this page. */
 export interface Lowered {

@@ -13,7 +13,7 @@ import {
   type ByteReader,
   type ByteWriter,
   type CursorFormat,
-  DEFAULT_MAX_TOKENS,
+  MAX_TOKENS_PARAM,
   malformedCursor,
 } from "../../core/index.js";
 import {
@@ -72,7 +72,7 @@ function readJsonState(r: ByteReader, ctx: SourceContext): JsonCursorState {
 export const JSON_CURSOR: CursorFormat<JsonCursorState, SourceContext> = {
   tool: JSON_READ_TOOL,
   params: [
-    { name: "max_tokens", default: DEFAULT_MAX_TOKENS, max: Number.MAX_SAFE_INTEGER },
+    MAX_TOKENS_PARAM,
     { name: "max_items", default: DEFAULT_JSON_MAX_ITEMS, max: MAX_JSON_MAX_ITEMS },
   ],
   readState: readJsonState,

@@ -89,7 +89,7 @@ export function createJsonReadSource(
 ): Source<JsonReadArgs, JsonCursorState, SourceContext> {
   return {
     ...JSON_CURSOR,
-    params: [{ ...JSON_CURSOR.params[0]!, ...options.maxTokens }, JSON_CURSOR.params[1]!],
+    params: [options.maxTokens, JSON_CURSOR.params[1]!],
     conflictWith(args, state) {
       if (args.fileId !== undefined) return "file_id";
       if (args.language !== undefined && args.language !== state.language) return "language";

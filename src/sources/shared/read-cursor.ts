@@ -8,10 +8,9 @@ import {
   type ByteReader,
   type ByteWriter,
   type CursorFormat,
-  DEFAULT_MAX_TOKENS,
   encodeSourceCursor,
+  MAX_TOKENS_PARAM,
   malformedCursor,
-  type PageParam,
 } from "../../core/index.js";
 import type { SourceContext } from "./context.js";
 import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "./file-ref.js";
@@ -103,17 +102,10 @@ function readReadState(r: ByteReader, ctx: SourceContext): ReadCursorState & { a
   };
 }
 
-/** The budget parameter every read cursor carries (the read source supplies the server's cap). */
-export const READ_MAX_TOKENS: PageParam = {
-  name: "max_tokens",
-  default: DEFAULT_MAX_TOKENS,
-  max: Number.MAX_SAFE_INTEGER,
-};
-
 /** The layout of read cursors; `absolute` is the cursor file's path under the caller's roots. */
 export const READ_CURSOR: CursorFormat<ReadCursorState & { absolute?: string }, SourceContext> = {
   tool: READ_TOOL,
-  params: [READ_MAX_TOKENS],
+  params: [MAX_TOKENS_PARAM],
   readState: readReadState,
   writeState: (w, state, ctx) => writeReadState(w, ctx, state),
 };

@@ -8,7 +8,7 @@ import {
   type ByteReader,
   type ByteWriter,
   type CursorFormat,
-  DEFAULT_MAX_TOKENS,
+  MAX_TOKENS_PARAM,
   malformedCursor,
 } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
@@ -80,7 +80,7 @@ export const TAIL_DEFAULT_MAX_CHARS_PER_ITEM = 2000;
 export const TAIL_CURSOR: CursorFormat<TailCursorState, SourceContext> = {
   tool: TAIL_TOOL,
   params: [
-    { name: "max_tokens", default: DEFAULT_MAX_TOKENS, max: Number.MAX_SAFE_INTEGER },
+    MAX_TOKENS_PARAM,
     { name: "limit", default: TAIL_DEFAULT_LIMIT, max: TAIL_MAX_LIMIT },
     {
       name: "max_chars_per_item",

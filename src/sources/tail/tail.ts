@@ -97,7 +97,7 @@ export function createTailSource(
 ): Source<TailArgs, TailCursorState, SourceContext> {
   return {
     ...TAIL_CURSOR,
-    params: [{ ...TAIL_CURSOR.params[0]!, ...maxTokens }, ...TAIL_CURSOR.params.slice(1)],
+    params: [maxTokens, ...TAIL_CURSOR.params.slice(1)],
     conflictWith(args, state) {
       if (args.fromStart) return "from_start";
       if (args.grep !== undefined && args.grep !== (state.grep ?? "")) return "grep";

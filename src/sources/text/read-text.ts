@@ -46,12 +46,7 @@ import {
   sameBytes,
   writeFingerprint,
 } from "../shared/range-anchor.js";
-import {
-  READ_CURSOR,
-  READ_MAX_TOKENS,
-  type ReadCursorState,
-  type ReadEnd,
-} from "../shared/read-cursor.js";
+import { READ_CURSOR, type ReadCursorState, type ReadEnd } from "../shared/read-cursor.js";
 import { changedWhileReading, openVersionedFile } from "../shared/versioned-file.js";
 
 export type ReadEncoding = "utf-8" | "base64";
@@ -181,7 +176,7 @@ interface PagePlan {
 export function createReadSource(maxTokens: PageParam): Source<ReadArgs, ReadState, SourceContext> {
   return {
     ...READ_CURSOR,
-    params: [{ ...READ_MAX_TOKENS, ...maxTokens }],
+    params: [maxTokens],
     conflictWith(args, state) {
       if (args.offset !== undefined) return "offset";
       if (args.limit !== undefined) return "limit";
