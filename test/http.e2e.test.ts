@@ -8,10 +8,9 @@ import { createHash } from "node:crypto";
 import { renameSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, tempDir } from "./support/server.js";
+import { BIN, type ProtocolChoice, sdkClient, tempDir } from "./support/server.js";
 
 const TOKEN_A = "token-a-7f3c9d2e1b";
 const TOKEN_B = "token-b-4a8e6c0f5d";
@@ -56,17 +55,23 @@ function startReplica(args: string[]): Promise<Replica> {
 }
 
 interface Agent {
+  client: Client;
   call(tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; json: any }>;
   close(): Promise<void>;
 }
 
-async function connect(url: string, token?: string): Promise<Agent> {
+async function connect(
+  url: string,
+  token?: string,
+  protocol: ProtocolChoice = "2026-07-28",
+): Promise<Agent> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
   });
-  const client = new Client({ name: "pagewise-http-test", version: "0.0.0" });
+  const client = sdkClient(protocol);
   await client.connect(transport);
   return {
+    client,
     async call(tool, args) {
       const result = (await client.callTool({ name: tool, arguments: args })) as {
         content: Array<{ text: string }>;

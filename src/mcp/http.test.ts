@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Roots } from "../access/index.js";
 import { CursorCodec, createEstimator, ephemeralCursorKey } from "../core/index.js";
 import {
@@ -113,6 +113,23 @@ describe("startHttpServer limits", () => {
     expect(refused.length).toBeGreaterThan(0);
     expect(refused[0].error.limit).toMatchObject({ name: "max_concurrent_scans", limit: 1 });
     expect(texts.some((t) => typeof t.content === "string")).toBe(true);
+  });
+
+  it("refuses a JSON-RPC batch whole, so no call in it runs past max_concurrent_scans", async () => {
+    const callsBefore = logs.filter((e) => e.tool !== undefined).length;
+    const calls = Array.from({ length: 3 }, (_, i) => JSON.parse(readCall(100 + i)));
+    const response = await post(JSON.stringify(calls));
+    expect(response.status).toBe(400);
+    const body: any = await response.json();
+    expect(body.error.code).toBe(-32600);
+    expect(body.error.message).toMatch(/batch/);
+    // Nothing was dispatched: no request in the log names a tool, and no slot is held.
+    await vi.waitFor(() => expect(logs.some((e) => e.outcome === "batch_refused")).toBe(true));
+    expect(logs.filter((e) => e.tool !== undefined).length).toBe(callsBefore);
+    const after: any = await (await post(readCall(200))).json();
+    expect(JSON.parse(after.result.content[0].text).content).toMatch(/^0123456789abcdef/);
+    // A batch of one is a batch too.
+    expect((await post(JSON.stringify([calls[0]]))).status).toBe(400);
   });
 
   it("answers 413 for a body over the limit and 400 for one that is not JSON", async () => {

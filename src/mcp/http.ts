@@ -24,10 +24,13 @@ import {
 import { type AddressInfo, isIP } from "node:net";
 import { toWebRequest } from "@modelcontextprotocol/node";
 import {
+  type AuthInfo,
   createMcpHandler,
+  isLegacyRequest,
   type JSONRPCMessage,
   PROTOCOL_VERSION_META_KEY,
   type Server,
+  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { bearerToken, type Caller, type TokenVerifier } from "../access/index.js";
 import { PagewiseError } from "../core/index.js";
@@ -257,20 +260,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const allowedHostnames =
     loopback || extraHosts.length > 0 ? [...LOOPBACK_HOSTNAMES, ...extraHosts] : undefined;
   const publicBase = options.publicUrl?.replace(/\/+$/, "");
-  // One handler for the process; it builds a server instance per request from the factory, for
-  // 2026-07-28 requests (per-request envelope) and 2025-era ones (stateless fallback) alike.
-  const mcpHandler = createMcpHandler(
+  const serverFor = (exchange: Exchange): Server => {
+    const instance = createMcpServer(options.engine, exchange.caller, { onCall: exchange.onCall });
+    exchange.servers.push(instance);
+    return instance;
+  };
+  // 2026-07-28 requests (they carry the per-request envelope) go to the SDK's handler, which
+  // builds a server per request from this factory and answers `server/discover`.
+  const modernHandler = createMcpHandler(
     ({ authInfo }) => {
       const exchange = authInfo?.extra?.exchange as Exchange | undefined;
       if (!exchange) throw new Error("request without a resolved caller");
-      const instance = createMcpServer(options.engine, exchange.caller, {
-        onCall: exchange.onCall,
-      });
-      exchange.servers.push(instance);
-      return instance;
+      return serverFor(exchange);
     },
     {
-      legacy: "stateless",
+      legacy: "reject",
       maxRequestBodySize: maxBodyBytes,
       onerror: () => {
         // Protocol-level problems are answered to the client by the SDK; late sends after a
@@ -278,6 +282,23 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       },
     },
   );
+  // 2025-era requests get a server and a stateless transport of their own, as before: plain JSON
+  // unless the call asked for progress (the SDK's own fallback always answers with SSE).
+  const serveLegacy = async (
+    request: Request,
+    parsed: unknown,
+    authInfo: AuthInfo,
+    exchange: Exchange,
+    wantsProgress: boolean,
+  ): Promise<Response> => {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !wantsProgress,
+    });
+    transport.onerror = () => {};
+    await serverFor(exchange).connect(transport);
+    return transport.handleRequest(request, { parsedBody: parsed, authInfo });
+  };
 
   let shuttingDown = false;
   let inFlight = 0;
@@ -544,10 +565,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     res.on("close", finish);
     try {
       const request = await toWebRequest(req, parsed, { signal: abort.signal });
-      const response = await mcpHandler.fetch(request, {
-        authInfo: { token: "", clientId: caller.identity, scopes: [], extra: { exchange } },
-        parsedBody: parsed,
-      });
+      const authInfo: AuthInfo = {
+        token: "",
+        clientId: caller.identity,
+        scopes: [],
+        extra: { exchange },
+      };
+      const response = (await isLegacyRequest(request, parsed))
+        ? await serveLegacy(
+            request,
+            parsed,
+            authInfo,
+            exchange,
+            message.params?._meta?.progressToken !== undefined,
+          )
+        : await modernHandler.fetch(request, { authInfo, parsedBody: parsed });
       if (!timedOut) await pipeResponse(response, res, abort.signal);
     } catch (err) {
       if (timedOut || abort.signal.aborted) return;
