@@ -68,17 +68,23 @@ export const MAX_RESULT_SIZE_META_KEY = "anthropic/maxResultSizeChars";
  */
 const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
-/** Every tool as `tools/list` publishes it; built once, in a fixed order (the order of TOOLS). */
-export const TOOL_LIST = TOOLS.map((tool) => ({
-  name: tool.name,
-  title: tool.title,
-  description: tool.description,
-  inputSchema: z.toJSONSchema(tool.input, { io: "input", target: "draft-2020-12" }) as {
-    type: "object";
-    [k: string]: unknown;
-  },
-  annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
-}));
+/**
+ * Every tool as `tools/list` publishes it; built once, in a fixed order (the order of TOOLS). The
+ * schemas are JSON Schema 2020-12, MCP's default dialect, so they leave out `$schema`.
+ */
+export const TOOL_LIST = TOOLS.map((tool) => {
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.input, {
+    io: "input",
+    target: "draft-2020-12",
+  });
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: inputSchema as { type: "object"; [k: string]: unknown },
+    annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
+  };
+});
 
 const BASE_INSTRUCTIONS =
   "pagewise reads files, directories and large JSON in pages that fit a token budget (8000 tokens by default). Pass next_cursor back to continue; cursors are bound to the content's version.";

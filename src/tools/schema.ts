@@ -35,7 +35,7 @@ export function wholeNumber(min: number, max: number, description: string) {
 export const maxTokensArg = wholeNumber(
   1,
   MAX_TOKENS_ARG,
-  "Token budget for the whole response (the serialized page); 8000 by default. Larger values are lowered to the server's cap (25000 unless the server was started with another) and the page says so.",
+  "Token budget for the whole response (the serialized page). Larger values are lowered to the server's cap and the page says so.",
 ).optional();
 
 export const cursorArg = z
