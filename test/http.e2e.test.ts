@@ -281,6 +281,24 @@ describe("protocol versions over HTTP", () => {
     }
   });
 
+  it("streams progress to a client that asked for it, on both eras", async () => {
+    for (const protocol of ["2026-07-28", "legacy"] as const) {
+      const agent = await connect(r1.url, TOKEN_A, protocol);
+      try {
+        const progress: number[] = [];
+        const result = (await agent.client.callTool(
+          { name: "search", arguments: { pattern: "line 3", max_tokens: 2000 } },
+          { onprogress: (p) => progress.push(p.progress) },
+        )) as { content: Array<{ text: string }>; isError?: boolean };
+        expect(result.isError ?? false).toBe(false);
+        expect(JSON.parse(result.content[0]!.text).items.length).toBeGreaterThan(0);
+        expect(progress.length, protocol).toBeGreaterThan(0);
+      } finally {
+        await agent.close();
+      }
+    }
+  });
+
   it("names only the caller's own roots in the instructions", async () => {
     const alice = await connect(r1.url, TOKEN_A);
     const bob = await connect(r1.url, TOKEN_B, "legacy");

@@ -29,6 +29,7 @@ import {
   PagewiseError,
   pageItems,
   pageText,
+  textResult,
 } from "pagewise";
 import { z } from "zod";
 
@@ -102,12 +103,13 @@ export function createTimelineServer({ events = makeTimeline(), key } = {}) {
   };
 
   const server = new McpServer({ name: "timeline-example", version: "0.1.0" });
+  // One text block per result; a long one carries the hint that keeps Claude Code from clipping it.
   const asResult = (fn) => async (args) => {
     try {
-      return { content: [{ type: "text", text: fn(args) }] };
+      return textResult(fn(args), false);
     } catch (err) {
       const error = isPagewiseError(err) ? err : fail("INTERNAL_ERROR", String(err));
-      return { content: [{ type: "text", text: JSON.stringify(error.toJSON()) }], isError: true };
+      return textResult(JSON.stringify(error.toJSON()), true);
     }
   };
 
