@@ -107,7 +107,9 @@ export function parseArgs<S extends z.ZodType>(schema: S, args: unknown): z.infe
         : `${where}: ${issue.message}`;
     // zod reports a number past the safe range twice (safe integer, then the bound): say it once.
     if (!problems.includes(problem)) problems.push(problem);
-    limit ??= limitOf(issue, where);
+    // The argument's own bound, not zod's safe-integer range check that precedes it.
+    if (!limit || (issue as { origin?: string }).origin !== "int")
+      limit = limitOf(issue, where) ?? limit;
   }
   const unknownKeys = result.error.issues.some((issue) => issue.code === "unrecognized_keys");
   throw new PagewiseError("INVALID_ARGUMENT", `Invalid arguments: ${problems.join("; ")}.`, {
