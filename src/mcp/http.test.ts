@@ -164,6 +164,36 @@ describe("startHttpServer limits", () => {
       expect(body.result.isError).toBe(true);
       expect(error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
       expect(error.limit).toMatchObject({ name: "request_timeout_ms", limit: 1 });
+      // A 2026-07-28 call gets the same answer, marked as a complete result as that revision wants.
+      const modern = await fetch(slow.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "read",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: {
+            name: "read",
+            arguments: { path: "big.txt", max_tokens: 100_000 },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      });
+      const modernBody: any = await modern.json();
+      expect(modernBody.id).toBe(7);
+      expect(modernBody.result.resultType).toBe("complete");
+      expect(JSON.parse(modernBody.result.content[0].text).error.code).toBe(
+        "RESOURCE_LIMIT_EXCEEDED",
+      );
     } finally {
       await slow.shutdown(100);
     }
