@@ -115,6 +115,35 @@ describe("startHttpServer limits", () => {
     expect(texts.some((t) => typeof t.content === "string")).toBe(true);
   });
 
+  it("answers server/discover with 2026-07-28, the tools capability and the caller's roots", async () => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "server/discover",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "server/discover",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    const { result }: any = await response.json();
+    expect(result.supportedVersions).toContain("2026-07-28");
+    expect(result.capabilities).toEqual({ tools: {} });
+    expect(result.instructions).toContain(dir);
+    expect(result.resultType).toBe("complete");
+  });
+
   it("refuses a JSON-RPC batch whole, so no call in it runs past max_concurrent_scans", async () => {
     const callsBefore = logs.filter((e) => e.tool !== undefined).length;
     const calls = Array.from({ length: 3 }, (_, i) => JSON.parse(readCall(100 + i)));
