@@ -17,7 +17,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "pagewise-demo-"));
 const BUDGET = 2000;
 const ESTIMATOR = "default";
 /** Small enough to split the CSV file, large enough for the page's metadata (uri, version, cursor). */
-const SMALL_BUDGET = 110;
+const SMALL_BUDGET = 140;
 
 const say = (line = "") => process.stdout.write(`${line}\n`);
 const bar = (fraction, width = 30) => "█".repeat(Math.round(fraction * width)).padEnd(width, "·");

@@ -32,10 +32,17 @@ export {
   codePointFloor,
   type Fitted,
   fitItemCount,
+  fitLargest,
   fitTextPrefix,
+  jsonEscaped,
+  type LargestFit,
+  PieceCosts,
+  type Prediction,
+  TextCosts,
 } from "./fit/fit.js";
 export * from "./limits.js";
 export * from "./pager/index.js";
+export * from "./source/index.js";
 export {
   completeUtf8Length,
   FINGERPRINT_BYTES,

@@ -1,6 +1,14 @@
 import type { Caller } from "../access/index.js";
-import type { CursorCodec, Estimator, FileVersions } from "../core/index.js";
+import {
+  type CursorCodec,
+  type Estimator,
+  type FileVersions,
+  type PageParam,
+  runSource,
+  type Source,
+} from "../core/index.js";
 import type { JsonLimits } from "../json/index.js";
+import type { SourceContext } from "../sources/index.js";
 
 /** Server-wide settings every tool reads (validated once, at start). */
 export interface ToolSettings {
@@ -32,6 +40,36 @@ export interface ToolContext {
   readonly signal?: AbortSignal;
   /** Reports progress of a long call (MCP progress notifications when the client asked for them). */
   readonly progress?: (progress: number, total?: number) => void;
+}
+
+/** The budget parameter of every source: the server's default, lowered to the server's cap. */
+export function budgetParam(settings: ToolSettings): PageParam {
+  return {
+    name: "max_tokens",
+    default: settings.defaultMaxTokens,
+    max: settings.maxTokensCap,
+    maxReason: "the server's cap",
+  };
+}
+
+/**
+ * Runs one call of `source` through the pipeline (core/source): `cursor` continues a walk, `given`
+ * holds the page parameters the call passed (`max_tokens`, `limit`, …; undefined when left out).
+ */
+export function runTool<A, S>(
+  source: Source<A, S, SourceContext>,
+  ctx: ToolContext,
+  args: A,
+  cursor: string | undefined,
+  given: Readonly<Record<string, number | undefined>>,
+): Promise<string> {
+  return runSource(
+    source,
+    { codec: ctx.codec, identity: ctx.caller.identity, context: ctx },
+    args,
+    cursor,
+    given,
+  );
 }
 
 /** The budget a call gets: its own `max_tokens` lowered to the cap, or the default. */

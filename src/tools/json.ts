@@ -4,10 +4,17 @@
  * (docs/json.md). Handlers only parse arguments and call sources/json-pages.
  */
 import { z } from "zod";
-import { handlesFor, jsonClose, jsonOpen, jsonReadPage } from "../sources/index.js";
-import { applyBudget, type ToolContext } from "./context.js";
+import { loweredFields, resolvePageParams } from "../core/index.js";
+import { createJsonReadSource, handlesFor, jsonClose, jsonOpen } from "../sources/index.js";
+import { budgetParam, runTool, type ToolContext } from "./context.js";
 import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
+
+/** The budget of a call that returns no page (json_open, json_close): the default, or lowered. */
+function budgetOf(requested: number | undefined, ctx: ToolContext) {
+  const resolved = resolvePageParams([budgetParam(ctx.settings)], { max_tokens: requested });
+  return { maxTokens: resolved.values.max_tokens!, loweredFields: loweredFields(resolved.lowered) };
+}
 
 function handlesOf(ctx: ToolContext) {
   return handlesFor(ctx.settings, {
@@ -47,12 +54,11 @@ export const jsonOpenTool: ToolDefinition<typeof jsonOpenInput> = {
     "Detect a JSON, JSONL or JSON-seq file's format and validate it strictly (probe: the first 4 MiB; full: all). Returns JSON {file_id, uri, requested_format, detected_format, detection?, validation:{mode, complete, bytes_examined, records_examined?}, source:{size, modified_time}, version}. Pass file_id to json_read (or skip json_open and give json_read a path). Errors: FORMAT_MISMATCH (with retry), SYNTAX_ERROR / UNSUPPORTED_SYNTAX with location, RESOURCE_LIMIT_EXCEEDED. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: jsonOpenInput,
   async run(args, ctx: ToolContext) {
-    const budget = applyBudget(args.max_tokens, ctx.settings);
     return jsonOpen(ctx, {
       path: args.path,
       ...(args.format !== undefined ? { format: args.format } : {}),
       ...(args.validation !== undefined ? { validation: args.validation } : {}),
-      maxTokens: budget.maxTokens,
+      ...budgetOf(args.max_tokens, ctx),
       ...(ctx.settings.jsonLimits ? { limits: ctx.settings.jsonLimits } : {}),
       handles: handlesOf(ctx),
     });
@@ -92,20 +98,23 @@ export const jsonReadTool: ToolDefinition<typeof jsonReadInput> = {
     "Run a JSONPath or JSON Pointer query over a JSON, JSONL or JSON-seq file (JSONL/JSON-seq: one array of records), streaming. Takes exactly one of {cursor}, {file_id, language, query}, {path, language, query, format?}. Returns JSON {file_id?, language, query, items:[{path, value}], complete, next_cursor, stats:{returned, skipped}}: path is the match's JSON Pointer, value its JSON exactly as in the file (numbers and escapes as spelled). A value too large for a page comes as {path, value_truncated: true, value_cursor}: pass value_cursor to the read tool. Continue with next_cursor (resumes where the page ended; CONTENT_CHANGED if the file changed). max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: jsonReadInput,
   async run(args, ctx: ToolContext) {
-    const budget = applyBudget(args.max_tokens, ctx.settings);
-    return jsonReadPage(ctx, {
-      ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
-      ...(args.file_id !== undefined ? { fileId: args.file_id } : {}),
-      ...(args.path !== undefined ? { path: args.path } : {}),
-      ...(args.language !== undefined ? { language: args.language } : {}),
-      ...(args.query !== undefined ? { query: args.query } : {}),
-      ...(args.format !== undefined ? { format: args.format } : {}),
-      ...(args.max_items !== undefined ? { maxItems: args.max_items } : {}),
-      maxTokens: budget.maxTokens,
-      maxTokensLowered: budget.lowered,
-      ...(ctx.settings.jsonLimits ? { limits: ctx.settings.jsonLimits } : {}),
-      handles: handlesOf(ctx),
-    });
+    return runTool(
+      createJsonReadSource({
+        maxTokens: budgetParam(ctx.settings),
+        ...(ctx.settings.jsonLimits ? { limits: ctx.settings.jsonLimits } : {}),
+        handles: handlesOf(ctx),
+      }),
+      ctx,
+      {
+        ...(args.file_id !== undefined ? { fileId: args.file_id } : {}),
+        ...(args.path !== undefined ? { path: args.path } : {}),
+        ...(args.language !== undefined ? { language: args.language } : {}),
+        ...(args.query !== undefined ? { query: args.query } : {}),
+        ...(args.format !== undefined ? { format: args.format } : {}),
+      },
+      args.cursor,
+      { max_tokens: args.max_tokens, max_items: args.max_items },
+    );
   },
 };
 
@@ -123,10 +132,9 @@ export const jsonCloseTool: ToolDefinition<typeof jsonCloseInput> = {
     "Close a file_id from json_open. Returns {file_id, closed}; closed is false when it was not open (already closed or expired). Cursors do not need the handle. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: jsonCloseInput,
   async run(args, ctx: ToolContext) {
-    const budget = applyBudget(args.max_tokens, ctx.settings);
     return jsonClose(ctx, {
       fileId: args.file_id,
-      maxTokens: budget.maxTokens,
+      ...budgetOf(args.max_tokens, ctx),
       handles: handlesOf(ctx),
     });
   },

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { DEFAULT_MAX_WALK_ENTRIES, listPage } from "../sources/index.js";
-import { applyBudget, type ToolContext } from "./context.js";
+import { createListSource, DEFAULT_MAX_WALK_ENTRIES } from "../sources/index.js";
+import { budgetParam, runTool, type ToolContext } from "./context.js";
 import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -55,21 +55,27 @@ export const listTool: ToolDefinition<typeof listInput> = {
     "List a directory (recursive optional) in pages that fit the token budget. Returns JSON {uri, items:[{path,type,size,mtime}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor, version}. Items are ordered by path (code-point order); path is relative to the listed directory. Continue with next_cursor (stays correct while files are added or deleted) or next_offset. Hidden and .gitignore'd entries are left out by default; symlinks are listed (type \"symlink\"), never followed. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: listInput,
   async run(args, ctx: ToolContext) {
-    const budget = applyBudget(args.max_tokens, ctx.settings);
-    return listPage(ctx, {
-      path: args.path,
-      recursive: args.recursive,
-      glob: args.glob,
-      type: args.type,
-      includeHidden: args.include_hidden,
-      respectGitignore: args.respect_gitignore,
-      limit: args.limit,
-      offset: args.offset,
-      cursor: args.cursor,
-      maxTokens: budget.maxTokens,
-      maxTokensLowered: budget.lowered,
+    const source = createListSource({
+      maxTokens: budgetParam(ctx.settings),
       maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
       ...(ctx.progress ? { onProgress: (n: number) => ctx.progress?.(n) } : {}),
     });
+    return runTool(
+      source,
+      ctx,
+      {
+        ...(args.path !== undefined ? { path: args.path } : {}),
+        ...(args.recursive !== undefined ? { recursive: args.recursive } : {}),
+        ...(args.glob !== undefined ? { glob: args.glob } : {}),
+        ...(args.type !== undefined ? { type: args.type } : {}),
+        ...(args.include_hidden !== undefined ? { includeHidden: args.include_hidden } : {}),
+        ...(args.respect_gitignore !== undefined
+          ? { respectGitignore: args.respect_gitignore }
+          : {}),
+        ...(args.offset !== undefined ? { offset: args.offset } : {}),
+      },
+      args.cursor,
+      { max_tokens: args.max_tokens, limit: args.limit },
+    );
   },
 };

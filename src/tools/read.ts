@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PagewiseError } from "../core/index.js";
-import { readLines, readPage } from "../sources/index.js";
-import { applyBudget, type ToolContext } from "./context.js";
+import { createReadSource, readLines } from "../sources/index.js";
+import { budgetParam, runTool, type ToolContext } from "./context.js";
 import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -37,15 +37,6 @@ export const readTool: ToolDefinition<typeof readInput> = {
     "Read one text file. With max_tokens or cursor (page mode) returns JSON {uri, content, version, has_more, next_cursor}: content fits the budget, pages split anywhere (even inside one huge line) and concatenate to the file exactly; pass next_cursor to continue. If the file changes between pages you get CONTENT_CHANGED, never mixed text. Without max_tokens (line mode) returns the selected lines as plain text, refused with RESPONSE_TOO_LARGE when over the server's ceiling. Page-mode budget: 8000 tokens when a cursor comes without max_tokens; max_tokens at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower. Line mode is refused over 25000 tokens by default.",
   input: readInput,
   async run(args, ctx: ToolContext) {
-    if (args.cursor !== undefined && (args.offset !== undefined || args.limit !== undefined)) {
-      throw new PagewiseError(
-        "INVALID_ARGUMENT",
-        "A cursor already fixes the range: pass cursor without offset or limit.",
-        {
-          retry: { cursor: args.cursor, offset: undefined, limit: undefined },
-        },
-      );
-    }
     if (args.path === undefined && args.cursor === undefined) {
       throw new PagewiseError(
         "INVALID_ARGUMENT",
@@ -69,15 +60,17 @@ export const readTool: ToolDefinition<typeof readInput> = {
         maxReadTokens: ctx.settings.maxReadTokens,
       });
     }
-    const budget = applyBudget(args.max_tokens, ctx.settings);
-    return readPage(ctx, {
-      path: args.path,
-      offset: args.offset,
-      limit: args.limit,
-      cursor: args.cursor,
-      encoding: args.encoding,
-      maxTokens: budget.maxTokens,
-      maxTokensLowered: budget.lowered,
-    });
+    return runTool(
+      createReadSource(budgetParam(ctx.settings)),
+      ctx,
+      {
+        ...(args.path !== undefined ? { path: args.path } : {}),
+        ...(args.offset !== undefined ? { offset: args.offset } : {}),
+        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        ...(args.encoding !== undefined ? { encoding: args.encoding } : {}),
+      },
+      args.cursor,
+      { max_tokens: args.max_tokens },
+    );
   },
 };

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { PagewiseError } from "../core/index.js";
 import {
+  createTailSource,
   TAIL_DEFAULT_LIMIT,
   TAIL_DEFAULT_MAX_CHARS_PER_ITEM,
   TAIL_MAX_LIMIT,
-  tailPage,
 } from "../sources/index.js";
-import { applyBudget, type ToolContext } from "./context.js";
+import { budgetParam, runTool, type ToolContext } from "./context.js";
 import { MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -56,19 +57,27 @@ export const tailTool: ToolDefinition<typeof tailInput> = {
     "Read a log, JSONL or any line file from the end: returns JSON {uri, items:[{position, text, truncated?, partial?, line_cursor?}], has_earlier, earlier_cursor, has_later, later_cursor, version} with the newest records that fit the budget, oldest first. Pass earlier_cursor as before to page back, later_cursor as after to get records appended since. A record longer than max_chars_per_item is truncated; read its line_cursor to get all of it. partial: true marks a last record still being written. Cursors survive appends; truncation, rotation or rewrites give CONTENT_CHANGED. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: tailInput,
   async run(args, ctx: ToolContext) {
-    const budget = applyBudget(args.max_tokens, ctx.settings);
-    const requestedLimit = args.limit ?? TAIL_DEFAULT_LIMIT;
-    return tailPage(ctx, {
-      path: args.path,
-      before: args.before,
-      after: args.after,
-      fromStart: args.from_start,
-      grep: args.grep,
-      limit: Math.min(requestedLimit, TAIL_MAX_LIMIT),
-      limitLowered: requestedLimit > TAIL_MAX_LIMIT,
-      maxCharsPerItem: args.max_chars_per_item ?? TAIL_DEFAULT_MAX_CHARS_PER_ITEM,
-      maxTokens: budget.maxTokens,
-      maxTokensLowered: budget.lowered,
-    });
+    if (args.before !== undefined && args.after !== undefined) {
+      throw new PagewiseError("INVALID_ARGUMENT", "Pass either before or after, not both.");
+    }
+    const cursor = args.before ?? args.after;
+    return runTool(
+      createTailSource(budgetParam(ctx.settings)),
+      ctx,
+      {
+        ...(args.path !== undefined ? { path: args.path } : {}),
+        ...(cursor !== undefined
+          ? { cursorKind: args.before !== undefined ? "before" : "after" }
+          : {}),
+        ...(args.from_start !== undefined ? { fromStart: args.from_start } : {}),
+        ...(args.grep !== undefined ? { grep: args.grep } : {}),
+      },
+      cursor,
+      {
+        max_tokens: args.max_tokens,
+        limit: args.limit,
+        max_chars_per_item: args.max_chars_per_item,
+      },
+    );
   },
 };

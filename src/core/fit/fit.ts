@@ -1,11 +1,15 @@
 /**
  * @module
- * Budget fitting: the largest page whose exact serialized text fits the token budget.
+ * Budget fitting: the largest page whose exact serialized text fits the token budget — the one
+ * search every page of pagewise goes through (text pages, item pages, the library's pagers).
  *
  * Pages are measured whole — JSON escaping, field names, URI, version and cursor included — because
- * escaping changes real token counts far more than raw length suggests. The search is a binary
- * search over "how much content", each probe rendering and counting the real page, so the result is
- * exact for the estimator in use rather than a guess from a per-character average.
+ * escaping changes real token counts far more than raw length suggests. Counting whole pages is
+ * also the expensive part, so the search avoids it: each piece of content (a chunk of text, an
+ * item) is estimated once, a running sum of those estimates predicts the cut, and the rendered page
+ * is counted once to confirm it (a second time when the confirmed page left slack to fill). Only
+ * when the prediction misses does an interpolation search over real counts take over. The result
+ * is exact for the estimator in use: every returned page was counted whole.
  */
 
 import { PagewiseError } from "../errors.js";
@@ -57,112 +61,104 @@ export function budgetTooSmall(maxTokens: number, minimum: number, what: string)
 
 /** Typical code units per token of ordinary text: the first guess of a page's size. */
 const FIRST_GUESS_UNITS_PER_TOKEN = 4;
-/** Exact-count probes allowed to grow a page past the cheap estimator's cut. */
-const MAX_EXACT_PROBES = 8;
+/** Confirmed predictions per page: the first cut, then up to two refills of the slack left. */
+const MAX_PREDICTED_PROBES = 3;
 
 /**
- * Fits a prefix of `text` (cut on a code-point boundary) into `maxTokens`, where `render(units)` is
- * the page holding the first `units` code units. At least one code point is always included when
- * `text` is non-empty; if even that does not fit, BUDGET_TOO_SMALL names the budget that would.
- *
- * The search gallops up from a guess of the page's size and then bisects, so it costs
- * O(page × log page) whatever the length of `text` (which may be much larger than one page).
- * With an estimator that has a `cheap` companion, the cheap one picks the cut and the exact one
- * confirms it and grows the page with a bounded number of probes.
+ * A cheap, monotone estimate of the tokens that the content `[0, amount)` adds to a page. Built
+ * from per-piece estimates counted once (`PieceCosts`, `TextCosts`); it need not be exact — the
+ * page is always counted whole before it is returned.
  */
-export function fitTextPrefix(
-  text: string,
-  maxTokens: number,
-  estimator: Estimator,
-  render: (units: number) => string,
-): Fitted {
-  const cheap = estimator.cheap;
-  if (cheap) {
-    let base: Fitted | undefined;
-    try {
-      base = searchPrefix(text, maxTokens, cheap, render, undefined, Number.POSITIVE_INFINITY);
-    } catch {
-      base = undefined;
-    }
-    if (base) {
-      const exact = { ...base, tokens: estimator.count(base.text) };
-      if (exact.tokens <= maxTokens) {
-        if (base.amount === text.length) return exact;
-        return searchPrefix(text, maxTokens, estimator, render, exact, MAX_EXACT_PROBES);
-      }
-      // The cheap estimator under-counted here: search below its cut with exact counts.
-      return searchPrefix(
-        text.slice(0, base.amount),
-        maxTokens,
-        estimator,
-        render,
-        undefined,
-        Number.POSITIVE_INFINITY,
-      );
-    }
-  }
-  return searchPrefix(text, maxTokens, estimator, render, undefined, Number.POSITIVE_INFINITY);
+export interface Prediction {
+  /** Estimated tokens of the content `[0, amount)`. */
+  cost(amount: number): number;
+  /** The largest amount in `[from, limit]` whose cost stays ≤ `tokens`. */
+  largestWithin(tokens: number, from: number, limit: number): number;
 }
 
-function searchPrefix(
-  text: string,
-  maxTokens: number,
-  estimator: Estimator,
-  render: (units: number) => string,
-  known: Fitted | undefined,
-  maxProbes: number,
-): Fitted {
-  const measure = (units: number): Fitted => {
-    const page = render(units);
-    return { amount: units, text: page, tokens: estimator.count(page) };
+export interface LargestFit {
+  maxTokens: number;
+  estimator: Estimator;
+  /** A measured page that fits (usually the smallest non-empty one). */
+  best: Fitted;
+  /** A measured page that does not fit, if one is known. */
+  miss?: Fitted;
+  /** The largest amount there is. */
+  limit: number;
+  /** The page holding `amount`. */
+  render: (amount: number) => string;
+  /** Moves a candidate in (lo, ∞) to an allowed amount > lo (default: the candidate itself). */
+  snap?: (amount: number, lo: number) => number;
+  prediction?: Prediction;
+  /** Real-count probes allowed after the predictions (default: unbounded). */
+  maxProbes?: number;
+}
+
+/**
+ * The largest amount whose page fits, starting from a page known to fit. With a prediction the
+ * cut is predicted and confirmed (usually one or two whole-page counts); otherwise, or when a
+ * prediction overshoots, an interpolation search over real counts finds it.
+ */
+export function fitLargest(fit: LargestFit): Fitted {
+  const { maxTokens, estimator, render, limit } = fit;
+  const snap = fit.snap ?? ((amount: number) => amount);
+  const measure = (amount: number): Fitted => {
+    const text = render(amount);
+    return { amount, text, tokens: estimator.count(text) };
   };
-  let best: Fitted;
-  if (known) {
-    best = known;
-  } else {
-    const first = firstCodePoint(text);
-    if (first === 0) {
-      const empty = measure(0);
-      if (empty.tokens > maxTokens) throw budgetTooSmall(maxTokens, empty.tokens, "an empty page");
-      return empty;
+  let best = fit.best;
+  let miss = fit.miss;
+  const prediction = fit.prediction;
+  if (prediction && !miss) {
+    for (let round = 0; round < MAX_PREDICTED_PROBES && best.amount < limit; round++) {
+      // The page's real count so far plus the predicted cost of the content beyond it.
+      const room = maxTokens - best.tokens + prediction.cost(best.amount);
+      const target = prediction.largestWithin(room, best.amount, limit);
+      if (target <= best.amount) break;
+      const amount = Math.min(limit, snap(target, best.amount));
+      if (amount <= best.amount) break;
+      const probe = measure(amount);
+      if (probe.tokens > maxTokens) {
+        miss = probe;
+        break;
+      }
+      best = probe;
     }
-    best = measure(first);
-    if (best.tokens > maxTokens) {
-      throw budgetTooSmall(maxTokens, best.tokens, "one character of content");
+    if (!miss && best.amount < limit) {
+      // The prediction says nothing more fits; one probe of the next step checks it.
+      const next = Math.min(limit, snap(best.amount + 1, best.amount));
+      if (next > best.amount && next <= limit) {
+        const probe = measure(next);
+        if (probe.tokens > maxTokens) return best;
+        best = probe;
+      }
     }
   }
   return searchLargest({
     best,
-    limit: text.length,
+    ...(miss ? { miss } : {}),
+    limit,
     maxTokens,
-    maxProbes,
+    maxProbes: fit.maxProbes ?? Number.POSITIVE_INFINITY,
     measure,
-    snap: (units, lo) => {
-      const floor = codePointFloor(text, units);
-      return floor > lo ? floor : lo + 2;
-    },
+    snap,
   });
 }
 
 interface LargestSearch {
-  /** A measured amount that fits. */
   best: Fitted;
-  /** A measured amount that does not fit, if one is known. */
   miss?: Fitted;
-  /** The largest amount there is. */
   limit: number;
   maxTokens: number;
   maxProbes: number;
   measure: (amount: number) => Fitted;
-  /** Moves a candidate in (lo, ∞) to an allowed amount > lo. */
   snap: (amount: number, lo: number) => number;
 }
 
 /**
- * The largest amount whose page fits, by interpolation between the last fit and the first miss:
- * page size grows almost linearly with the amount of content, so a guess from the measured slope
- * usually lands within a few units, and 3–5 probes do what bisection needs 15–20 for. A step that
- * fails to halve the interval is followed by a bisection step, which keeps the worst case
+ * Interpolation between the last fit and the first miss: page size grows almost linearly with the
+ * amount of content, so a guess from the measured slope usually lands within a few units. A step
+ * that fails to halve the interval is followed by a bisection step, which keeps the worst case
  * logarithmic when pages are far from linear.
  */
 function searchLargest(search: LargestSearch): Fitted {
@@ -172,6 +168,7 @@ function searchLargest(search: LargestSearch): Fitted {
   let loTokens = best.tokens;
   let hi = search.miss ? search.miss.amount : limit + 1; // smallest amount known not to fit
   let hiTokens = search.miss ? search.miss.tokens : Number.POSITIVE_INFINITY;
+  const origin = best; // with a second fitting point, the slope leaves out the page's overhead
   let probes = 0;
   let bisectNext = false;
   while (hi - lo > 1 && lo < limit && probes < search.maxProbes) {
@@ -182,7 +179,12 @@ function searchLargest(search: LargestSearch): Fitted {
       target = lo + Math.floor(((maxTokens - loTokens) * (hi - lo)) / (hiTokens - loTokens));
     } else {
       // No miss yet: extrapolate from the fitting point, assuming a few units per token.
-      const slope = lo > 0 && loTokens > 0 ? lo / loTokens : FIRST_GUESS_UNITS_PER_TOKEN;
+      const slope =
+        lo > origin.amount && loTokens > origin.tokens
+          ? (lo - origin.amount) / (loTokens - origin.tokens)
+          : lo > 0 && loTokens > 0
+            ? lo / loTokens
+            : FIRST_GUESS_UNITS_PER_TOKEN;
       target = lo + Math.max(1, Math.floor((maxTokens - loTokens) * Math.max(slope, 1)));
     }
     let amount = Math.min(limit, snap(Math.max(target, lo + 1), lo));
@@ -205,31 +207,161 @@ function searchLargest(search: LargestSearch): Fitted {
 }
 
 /**
+ * Running sums of per-piece costs (items of a page), computed lazily: a piece is estimated the
+ * first time a prediction reaches it, so collecting more candidates than fit costs nothing.
+ */
+export class PieceCosts implements Prediction {
+  readonly #costOf: (index: number) => number;
+  readonly #sums: number[] = [0];
+
+  /** `costOf(i)`: estimated tokens that piece `i` adds to a page (its text plus its separator). */
+  constructor(costOf: (index: number) => number) {
+    this.#costOf = costOf;
+  }
+
+  cost(amount: number): number {
+    while (this.#sums.length <= amount) {
+      const i = this.#sums.length - 1;
+      this.#sums.push(this.#sums[i]! + this.#costOf(i));
+    }
+    return this.#sums[amount]!;
+  }
+
+  largestWithin(tokens: number, from: number, limit: number): number {
+    let amount = from;
+    while (amount < limit && this.cost(amount + 1) <= tokens) amount++;
+    return amount;
+  }
+}
+
+/** Code units estimated as one piece of a text page's content. */
+export const TEXT_PIECE_UNITS = 1024;
+
+/**
+ * Running sums over a text cut into pieces of TEXT_PIECE_UNITS code units, each estimated once as
+ * it appears in the page (`asShown`, e.g. JSON string escaping). Within the last piece the cut is
+ * found by counting that piece's prefixes, which costs O(piece · log piece), not O(page).
+ */
+export class TextCosts implements Prediction {
+  readonly #text: string;
+  readonly #count: (text: string) => number;
+  readonly #pieces: PieceCosts;
+
+  constructor(text: string, estimator: Estimator, asShown: (text: string) => string = (t) => t) {
+    this.#text = text;
+    this.#count = (t) => estimator.count(asShown(t));
+    this.#pieces = new PieceCosts((i) =>
+      this.#count(text.slice(i * TEXT_PIECE_UNITS, (i + 1) * TEXT_PIECE_UNITS)),
+    );
+  }
+
+  cost(units: number): number {
+    const whole = Math.floor(units / TEXT_PIECE_UNITS);
+    const start = whole * TEXT_PIECE_UNITS;
+    const base = this.#pieces.cost(whole);
+    return units > start ? base + this.#count(this.#text.slice(start, units)) : base;
+  }
+
+  largestWithin(tokens: number, from: number, limit: number): number {
+    const pieces = Math.ceil(limit / TEXT_PIECE_UNITS);
+    const first = Math.floor(from / TEXT_PIECE_UNITS);
+    const whole = this.#pieces.largestWithin(tokens, first, pieces);
+    let lo = Math.max(from, Math.min(limit, whole * TEXT_PIECE_UNITS));
+    if (lo >= limit) return limit;
+    // Bisect inside the next piece: the largest prefix of it that keeps the cost within `tokens`.
+    let hi = Math.min(limit, lo + TEXT_PIECE_UNITS + 1);
+    while (hi - lo > 1) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (this.cost(mid) <= tokens) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** A JSON string's escaped form without its quotes: how text content appears inside a page. */
+export function jsonEscaped(text: string): string {
+  const quoted = JSON.stringify(text);
+  return quoted.slice(1, quoted.length - 1);
+}
+
+export interface TextFitOptions {
+  /** How the content appears in the page (default: as a JSON string's contents). */
+  readonly asShown?: (text: string) => string;
+}
+
+/**
+ * Fits a prefix of `text` (cut on a code-point boundary) into `maxTokens`, where `render(units)` is
+ * the page holding the first `units` code units. At least one code point is always included when
+ * `text` is non-empty; if even that does not fit, BUDGET_TOO_SMALL names the budget that would.
+ * Costs O(page) estimation plus one or two whole-page counts, whatever the length of `text`.
+ */
+export function fitTextPrefix(
+  text: string,
+  maxTokens: number,
+  estimator: Estimator,
+  render: (units: number) => string,
+  options: TextFitOptions = {},
+): Fitted {
+  const measure = (units: number): Fitted => {
+    const page = render(units);
+    return { amount: units, text: page, tokens: estimator.count(page) };
+  };
+  const first = firstCodePoint(text);
+  if (first === 0) {
+    const empty = measure(0);
+    if (empty.tokens > maxTokens) throw budgetTooSmall(maxTokens, empty.tokens, "an empty page");
+    return empty;
+  }
+  const best = measure(first);
+  if (best.tokens > maxTokens) {
+    throw budgetTooSmall(maxTokens, best.tokens, "one character of content");
+  }
+  return fitLargest({
+    maxTokens,
+    estimator,
+    best,
+    limit: text.length,
+    render,
+    snap: (units, lo) => {
+      const floor = codePointFloor(text, units);
+      return floor > lo ? floor : lo + 2;
+    },
+    prediction: new TextCosts(text, estimator, options.asShown ?? jsonEscaped),
+  });
+}
+
+/**
  * Fits as many items as possible (up to `available`) into `maxTokens`, where `render(count)` is the
  * page holding the first `count` items. Returns `amount: 0` when not even one item fits (the caller
- * decides whether to clamp that item or fail), and the page rendered with no items.
+ * decides whether to clamp that item or fail), and the page rendered with no items. With
+ * `itemCost(i)` (the estimated tokens item `i` adds, e.g. its JSON plus a comma) the count is
+ * predicted and confirmed; without it, it is searched.
  */
 export function fitItemCount(
   available: number,
   maxTokens: number,
   estimator: Estimator,
   render: (count: number) => string,
+  itemCost?: (index: number) => number,
 ): Fitted {
   const measure = (count: number): Fitted => {
     const page = render(count);
     return { amount: count, text: page, tokens: estimator.count(page) };
   };
-  const all = measure(available);
-  if (all.tokens <= maxTokens || available === 0) return all;
   const none = measure(0);
-  if (none.tokens > maxTokens) return none;
-  return searchLargest({
-    best: none,
-    miss: all,
-    limit: available,
-    maxTokens,
-    maxProbes: Number.POSITIVE_INFINITY,
-    measure,
-    snap: (count, lo) => Math.max(count, lo + 1),
-  });
+  if (none.tokens > maxTokens || available === 0) return none;
+  if (itemCost) {
+    return fitLargest({
+      maxTokens,
+      estimator,
+      best: none,
+      limit: available,
+      render,
+      prediction: new PieceCosts(itemCost),
+    });
+  }
+  const all = measure(available);
+  if (all.tokens <= maxTokens) return all;
+  return fitLargest({ maxTokens, estimator, best: none, miss: all, limit: available, render });
 }

@@ -13,7 +13,14 @@
 
 import { PagewiseError } from "../errors.js";
 import type { Estimator } from "../estimate/estimator.js";
-import { budgetTooSmall, codePointFloor } from "../fit/fit.js";
+import {
+  budgetTooSmall,
+  codePointFloor,
+  fitLargest,
+  jsonEscaped,
+  PieceCosts,
+  TextCosts,
+} from "../fit/fit.js";
 
 /** Which way a page extends from its starting point. */
 export type PageDirection = "forward" | "backward";
@@ -152,36 +159,25 @@ export function pageItems<T>(options: ItemPageOptions<T>): ItemPage<T> {
     return empty;
   }
 
-  // Perf: gallop from one item (1, 2, 4, …) and then bisect, so a page that holds 10 of 1000
-  // candidates renders O(log 10) pages of ~10 items rather than one page of all 1000.
   const one = measure(nearest(1));
   if (one.tokens > maxTokens) return clampFirst(placed[0]!, options, snap, measure);
-  let best = one;
-  let lo = 1;
-  let hi = available + 1; // first count known (or assumed) not to fit
-  let step = 2;
-  while (lo < available) {
-    const probeCount = Math.min(step, available);
-    const probe = measure(nearest(probeCount));
-    if (probe.tokens > maxTokens) {
-      hi = probeCount;
-      break;
-    }
-    best = probe;
-    lo = probeCount;
-    step *= 2;
-  }
-  while (hi - lo > 1) {
-    const mid = lo + Math.floor((hi - lo) / 2);
-    const probe = measure(nearest(mid));
-    if (probe.tokens <= maxTokens) {
-      best = probe;
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return best;
+  if (available === 1) return one;
+  // Perf: each further item is estimated once (its text as it appears in a JSON page, plus the
+  // metadata a second item added around its text), the running sum predicts the count, and one
+  // or two rendered pages confirm it — instead of rendering a page per probe of a search.
+  const two = measure(nearest(2));
+  if (two.tokens > maxTokens) return one;
+  const textCost = (i: number) => estimator.count(jsonEscaped(nearest(i + 1)[i]!.text));
+  const perItem = Math.max(0, two.tokens - one.tokens - textCost(1));
+  const fitted = fitLargest({
+    maxTokens,
+    estimator,
+    best: { amount: 2, text: two.text, tokens: two.tokens },
+    limit: available,
+    render: (count) => render(viewOf(nearest(count))),
+    prediction: new PieceCosts((i) => perItem + textCost(i)),
+  });
+  return { ...viewOf(nearest(fitted.amount)), text: fitted.text, tokens: fitted.tokens };
 }
 
 /** The nearest item alone does not fit: clamp its text to the longest prefix that does. */
@@ -204,28 +200,25 @@ function clampFirst<T>(
     const alone = measure([first]);
     throw budgetTooSmall(maxTokens, alone.tokens, "one item");
   }
-  let best = withUnits(smallest);
+  const best = withUnits(smallest);
   if (best.tokens > maxTokens) {
     throw budgetTooSmall(maxTokens, best.tokens, "one character of one item");
   }
-  // Invariant: `lo` fits, `hi` does not (the item's shown text did not fit whole).
-  let lo = smallest;
-  let hi = first.text.length;
-  while (hi - lo > 1) {
-    let mid = snap(full, lo + Math.floor((hi - lo) / 2), first.item);
-    if (mid <= lo) {
-      // Step past an invalid boundary: the next valid cut above lo, if below hi.
-      mid = 0;
-      for (let u = lo + 1; u < hi && mid === 0; u++) if (snap(full, u, first.item) === u) mid = u;
-      if (mid === 0) break;
-    }
-    const probe = withUnits(mid);
-    if (probe.tokens <= maxTokens) {
-      best = probe;
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return best;
+  // The item's shown text did not fit whole: the longest prefix (on a valid cut) that does.
+  const fitted = fitLargest({
+    maxTokens,
+    estimator: options.estimator,
+    best: { amount: smallest, text: best.text, tokens: best.tokens },
+    limit: first.text.length - 1,
+    render: (units) => withUnits(units).text,
+    snap: (units, lo) => {
+      const cut = snap(full, units, first.item);
+      if (cut > lo) return cut;
+      for (let u = lo + 1; u < first.text.length; u++)
+        if (snap(full, u, first.item) === u) return u;
+      return first.text.length;
+    },
+    prediction: new TextCosts(full.slice(0, first.text.length), options.estimator, jsonEscaped),
+  });
+  return withUnits(fitted.amount);
 }

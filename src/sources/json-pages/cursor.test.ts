@@ -1,11 +1,45 @@
 import { describe, expect, it } from "vitest";
 import { Roots } from "../../access/index.js";
-import { CursorCodec, cursorKeyFromSecret } from "../../core/index.js";
-import { encodeReadCursor } from "../text/read-cursor.js";
-import { decodeJsonCursor, encodeJsonCursor, type JsonCursorState } from "./cursor.js";
+import {
+  CursorCodec,
+  cursorKeyFromSecret,
+  decodeSourceCursor,
+  defaultEstimator,
+  encodeSourceCursor,
+  FileVersions,
+} from "../../core/index.js";
+import type { SourceContext } from "../shared/context.js";
+import { encodeLineCursor } from "../shared/read-cursor.js";
+import { JSON_CURSOR, type JsonCursorState } from "./cursor.js";
 
 const codec = new CursorCodec({ key: cursorKeyFromSecret("json-cursor-test-key-0123456789") });
 const roots = new Roots([process.cwd()]);
+const contextOf = (identity: string): SourceContext => ({
+  caller: { identity, roots },
+  codec,
+  estimator: defaultEstimator,
+  versions: new FileVersions(),
+});
+const runOf = (identity: string) => ({ codec, identity, context: contextOf(identity) });
+function encodeJsonCursor(
+  _codec: CursorCodec,
+  identity: string,
+  _roots: Roots,
+  s: JsonCursorState & { maxItems?: number },
+) {
+  const { maxItems, ...state } = s;
+  return encodeSourceCursor(
+    JSON_CURSOR,
+    runOf(identity),
+    { max_tokens: 8000, max_items: maxItems ?? 100 },
+    state,
+  );
+}
+function decodeJsonCursor(_codec: CursorCodec, identity: string, _roots: Roots, cursor: string) {
+  const { params, state } = decodeSourceCursor(JSON_CURSOR, runOf(identity), cursor);
+  const { absolute: _absolute, ...rest } = state;
+  return { state: { ...rest, maxItems: params[1] ?? 100 } };
+}
 
 const state: JsonCursorState = {
   file: { rootIndex: 0, relPath: "exports/orders.jsonl" },
@@ -27,7 +61,12 @@ describe("json_read cursor", () => {
       ...back,
       digest: [...back.digest],
       fingerprint: [...back.fingerprint],
-    }).toEqual({ ...state, digest: [...state.digest], fingerprint: [...state.fingerprint] });
+    }).toEqual({
+      ...state,
+      maxItems: 100,
+      digest: [...state.digest],
+      fingerprint: [...state.fingerprint],
+    });
     const custom = encodeJsonCursor(codec, "anonymous", roots, {
       ...state,
       format: "json-seq",
@@ -51,8 +90,9 @@ describe("json_read cursor", () => {
     expect(() => decodeJsonCursor(codec, "anonymous", roots, flipped)).toThrow(
       expect.objectContaining(code),
     );
-    const read = encodeReadCursor(codec, "anonymous", roots, {
+    const read = encodeLineCursor(contextOf("anonymous"), 8000, {
       file: state.file,
+      line: 0,
       digest: state.digest,
       fingerprint: state.fingerprint,
       position: 0,

@@ -3,14 +3,19 @@
  * The `json_read` cursor: self-contained (no handle needed), bound by the codec's MAC to the tool
  * and the caller, and carrying everything the next page needs.
  *
- * Payload (ByteWriter): file ref (root hash + relative path) · content digest (8 bytes) · identity
- * fingerprint (length-prefixed, 6 bytes or empty) · flags (format 2 bits, language 1 bit, custom
- * max_items 1 bit) · [max_items] · query text · the engine's resume state (`encodeResume`: offset,
- * skip and container path as varints). The query text is stored as is, because the server must
+ * Payload (after the page parameters): file ref (root hash + relative path) · content digest
+ * (8 bytes) · identity fingerprint (length-prefixed, 6 bytes or empty) · flags (format 2 bits,
+ * language 1 bit) · query text · the engine's resume state (`encodeResume`: offset, skip and
+ * container path as varints). The query text is stored as is, because the server must
  * recompile it; it is usually the longest part after the path.
  */
-import type { Roots } from "../../access/index.js";
-import { ByteWriter, type CursorCodec, malformedCursor } from "../../core/index.js";
+import {
+  type ByteReader,
+  type ByteWriter,
+  type CursorFormat,
+  DEFAULT_MAX_TOKENS,
+  malformedCursor,
+} from "../../core/index.js";
 import {
   decodeResume,
   encodeResume,
@@ -18,72 +23,58 @@ import {
   type QueryLanguage,
   type ResumeState,
 } from "../../json/index.js";
-import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../file-ref.js";
+import type { SourceContext } from "../shared/context.js";
+import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../shared/file-ref.js";
 
 export const JSON_READ_TOOL = "json_read";
+/** Items per page when `max_items` is not given. */
+export const DEFAULT_JSON_MAX_ITEMS = 100;
+/** Largest `max_items`; larger requests are lowered to it and the page says so. */
+export const MAX_JSON_MAX_ITEMS = 1000;
 
 const FORMATS: readonly JsonFormat[] = ["json", "jsonl", "json-seq"];
 const LANGUAGES: readonly QueryLanguage[] = ["jsonpath", "pointer"];
 
 export interface JsonCursorState {
   readonly file: FileRef;
+  /** The file's path under the caller's roots (set when decoded). */
+  readonly absolute?: string;
   readonly digest: Uint8Array;
   readonly fingerprint: Uint8Array;
   readonly format: JsonFormat;
   readonly language: QueryLanguage;
   readonly query: string;
-  /** Set when the caller chose max_items (else the default applies). */
-  readonly maxItems?: number;
   readonly resume: ResumeState;
 }
 
-export function encodeJsonCursor(
-  codec: CursorCodec,
-  identity: string,
-  roots: Roots,
-  s: JsonCursorState,
-): string {
-  const w = new ByteWriter();
-  writeVersionedFileRef(w, roots, s);
-  const flags =
-    FORMATS.indexOf(s.format) |
-    (LANGUAGES.indexOf(s.language) << 2) |
-    (s.maxItems !== undefined ? 8 : 0);
-  w.u8(flags);
-  if (s.maxItems !== undefined) w.uint(s.maxItems);
+function writeJsonState(w: ByteWriter, ctx: SourceContext, s: JsonCursorState): void {
+  writeVersionedFileRef(w, ctx.caller.roots, s);
+  w.u8(FORMATS.indexOf(s.format) | (LANGUAGES.indexOf(s.language) << 2));
   w.string(s.query).bytes(encodeResume(s.resume));
-  return codec.encode(JSON_READ_TOOL, identity, w.finish());
 }
 
-export function decodeJsonCursor(
-  codec: CursorCodec,
-  identity: string,
-  roots: Roots,
-  cursor: string,
-): { state: JsonCursorState; absolute: string } {
-  const r = codec.decode(JSON_READ_TOOL, identity, cursor);
-  const { absolute, file: ref, digest, fingerprint } = readVersionedFileRef(r, roots);
+function readJsonState(r: ByteReader, ctx: SourceContext): JsonCursorState {
+  const { absolute, file, digest, fingerprint } = readVersionedFileRef(r, ctx.caller.roots);
   const flags = r.u8();
   const format = FORMATS[flags & 3];
   const language = LANGUAGES[(flags >> 2) & 1];
-  if (format === undefined || language === undefined || flags >> 4 !== 0) {
-    throw malformedCursor();
-  }
-  const maxItems = flags & 8 ? r.uint() : undefined;
+  if (format === undefined || language === undefined || flags >> 3 !== 0) throw malformedCursor();
   const query = r.string();
   const resume = decodeResume(r.bytes());
-  r.end();
-  return {
-    state: {
-      file: ref,
-      digest,
-      fingerprint,
-      format,
-      language,
-      query,
-      ...(maxItems !== undefined ? { maxItems } : {}),
-      resume,
-    },
-    absolute,
-  };
+  return { file, absolute, digest, fingerprint, format, language, query, resume };
 }
+
+/**
+ * The layout of `json_read` cursors: the page parameters (budget, matches per page), then file,
+ * version, format, language, query and the engine's resume state. The json_read source supplies
+ * the server's budget cap.
+ */
+export const JSON_CURSOR: CursorFormat<JsonCursorState, SourceContext> = {
+  tool: JSON_READ_TOOL,
+  params: [
+    { name: "max_tokens", default: DEFAULT_MAX_TOKENS, max: Number.MAX_SAFE_INTEGER },
+    { name: "max_items", default: DEFAULT_JSON_MAX_ITEMS, max: MAX_JSON_MAX_ITEMS },
+  ],
+  readState: readJsonState,
+  writeState: (w, state, ctx) => writeJsonState(w, ctx, state),
+};

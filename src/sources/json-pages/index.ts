@@ -5,10 +5,11 @@
  */
 
 export {
-  decodeJsonCursor,
-  encodeJsonCursor,
+  DEFAULT_JSON_MAX_ITEMS,
+  JSON_CURSOR,
   JSON_READ_TOOL,
   type JsonCursorState,
+  MAX_JSON_MAX_ITEMS,
 } from "./cursor.js";
 export {
   DEFAULT_JSON_HANDLE_TTL_MS,
@@ -20,9 +21,8 @@ export {
 } from "./handles.js";
 export { type JsonOpenRequest, jsonClose, jsonOpen } from "./open.js";
 export {
-  DEFAULT_JSON_MAX_ITEMS,
-  type JsonReadRequest,
-  jsonReadPage,
-  MAX_JSON_MAX_ITEMS,
+  createJsonReadSource,
+  type JsonReadArgs,
+  type JsonReadOptions,
   type RequestedFormat,
 } from "./read.js";

@@ -6,8 +6,8 @@
 import path from "node:path";
 import { budgetTooSmall } from "../../core/index.js";
 import { detectFormat, type JsonLimits, validate } from "../../json/index.js";
-import type { SourceContext } from "../context.js";
-import { openJsonBasis } from "./basis.js";
+import type { SourceContext } from "../shared/context.js";
+import { openVersionedFile } from "../shared/versioned-file.js";
 import type { JsonHandles } from "./handles.js";
 import type { RequestedFormat } from "./read.js";
 
@@ -16,6 +16,8 @@ export interface JsonOpenRequest {
   readonly format?: RequestedFormat;
   readonly validation?: "probe" | "full";
   readonly maxTokens: number;
+  /** Fields reporting a lowered budget (see core `loweredFields`), appended to the answer. */
+  readonly loweredFields?: string;
   readonly limits?: Partial<JsonLimits>;
   readonly handles: JsonHandles;
 }
@@ -26,39 +28,42 @@ export interface JsonOpenRequest {
  * validation, not detection, tells whether it was right: FORMAT_MISMATCH with a `retry`).
  */
 export async function jsonOpen(ctx: SourceContext, req: JsonOpenRequest): Promise<string> {
-  const basis = await openJsonBasis(ctx, req.path);
+  const basis = await openVersionedFile(ctx, req.path);
   try {
     const requested = req.format ?? "auto";
     const mode = req.validation ?? "probe";
     let detection: { basis: string; confidence: string } | undefined;
     let format = requested;
     if (requested === "auto") {
-      const d = await detectFormat(basis.reader, path.basename(basis.realPath), req.limits);
+      const d = await detectFormat(basis.bytes, path.basename(basis.realPath), req.limits);
       format = d.detected_format;
       detection = { basis: d.basis, confidence: d.confidence };
     }
     if (format === "auto") throw new Error("unreachable");
-    const result = await validate(basis.reader, format, mode, req.limits, ctx.signal);
+    const result = await validate(basis.bytes, format, mode, req.limits, ctx.signal);
     await basis.confirmUnchanged();
     const mtimeMs = Number(basis.stat.mtimeNs / 1_000_000n);
     const render = (fileId: string): string =>
-      JSON.stringify({
-        file_id: fileId,
-        uri: basis.uri,
-        requested_format: requested,
-        detected_format: format,
-        ...(detection ? { detection } : {}),
-        validation: {
-          mode,
-          complete: result.complete,
-          bytes_examined: result.bytes_examined,
-          ...(result.records_examined !== undefined
-            ? { records_examined: result.records_examined }
-            : {}),
-        },
-        source: { size: basis.reader.size, modified_time: new Date(mtimeMs).toISOString() },
-        version: basis.version.version,
-      });
+      withFields(
+        JSON.stringify({
+          file_id: fileId,
+          uri: basis.uri,
+          requested_format: requested,
+          detected_format: format,
+          ...(detection ? { detection } : {}),
+          validation: {
+            mode,
+            complete: result.complete,
+            bytes_examined: result.bytes_examined,
+            ...(result.records_examined !== undefined
+              ? { records_examined: result.records_examined }
+              : {}),
+          },
+          source: { size: basis.bytes.size, modified_time: new Date(mtimeMs).toISOString() },
+          version: basis.version.version,
+        }),
+        req.loweredFields,
+      );
     // A file_id has a fixed length: measure with a placeholder before creating the handle.
     const probe = render("f_000000000000");
     const tokens = ctx.estimator.count(probe);
@@ -80,11 +85,16 @@ export async function jsonOpen(ctx: SourceContext, req: JsonOpenRequest): Promis
 /** `{"file_id","closed"}`: closed is false when the handle was not open (closing twice). */
 export function jsonClose(
   ctx: SourceContext,
-  req: { fileId: string; maxTokens: number; handles: JsonHandles },
+  req: { fileId: string; maxTokens: number; loweredFields?: string; handles: JsonHandles },
 ): string {
   const closed = req.handles.close(req.fileId, ctx.caller.identity);
-  const text = JSON.stringify({ file_id: req.fileId, closed });
+  const text = withFields(JSON.stringify({ file_id: req.fileId, closed }), req.loweredFields);
   const tokens = ctx.estimator.count(text);
   if (tokens > req.maxTokens) throw budgetTooSmall(req.maxTokens, tokens, "the answer");
   return text;
+}
+
+/** `object` (JSON text of an object) with `fields` (`,"name":value…`) added before its end. */
+function withFields(object: string, fields: string | undefined): string {
+  return fields ? `${object.slice(0, -1)}${fields}}` : object;
 }

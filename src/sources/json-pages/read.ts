@@ -16,7 +16,14 @@
  * more for queries whose resume point lags behind (see docs/json.md).
  */
 import path from "node:path";
-import { budgetTooSmall, fitItemCount, PagewiseError } from "../../core/index.js";
+import {
+  budgetTooSmall,
+  fitItemCount,
+  type PageParam,
+  type PageRequest,
+  PagewiseError,
+  type Source,
+} from "../../core/index.js";
 import {
   compactJsonText,
   compileQuery,
@@ -29,30 +36,27 @@ import {
   runQuery,
 } from "../../json/index.js";
 import type { ByteReader } from "../../json/reader.js";
-import type { SourceContext } from "../context.js";
-import { checkCursorFilePath, cursorPathMismatch } from "../file-ref.js";
-import { encodeReadCursor } from "../text/read-cursor.js";
-import { type JsonBasis, openJsonBasis } from "./basis.js";
-import { decodeJsonCursor, encodeJsonCursor, type JsonCursorState } from "./cursor.js";
+import type { SourceContext } from "../shared/context.js";
+import { checkCursorFilePath } from "../shared/file-ref.js";
+import { encodeLineCursor } from "../shared/read-cursor.js";
+import { openVersionedFile, type VersionedFile } from "../shared/versioned-file.js";
+import { JSON_CURSOR, type JsonCursorState } from "./cursor.js";
 import type { JsonHandle, JsonHandles } from "./handles.js";
-
-/** Items per page when `max_items` is not given. */
-export const DEFAULT_JSON_MAX_ITEMS = 100;
-/** Largest `max_items`; larger requests are lowered to it and the page says so. */
-export const MAX_JSON_MAX_ITEMS = 1000;
 
 export type RequestedFormat = "auto" | JsonFormat;
 
-export interface JsonReadRequest {
-  readonly cursor?: string;
+/** The arguments of a `json_read` call; the budget and max_items travel as page parameters. */
+export interface JsonReadArgs {
   readonly fileId?: string;
   readonly path?: string;
   readonly language?: QueryLanguage;
   readonly query?: string;
   readonly format?: RequestedFormat;
-  readonly maxItems?: number;
-  readonly maxTokens: number;
-  readonly maxTokensLowered?: boolean;
+}
+
+/** What every json_read call of one server shares: its engine limits and its handles. */
+export interface JsonReadOptions {
+  readonly maxTokens: PageParam;
   readonly limits?: Partial<JsonLimits>;
   readonly handles: JsonHandles;
 }
@@ -71,14 +75,6 @@ function invalidArgument(message: string, retry?: Record<string, unknown>): Page
   });
 }
 
-function cursorArgumentMismatch(name: string): PagewiseError {
-  return new PagewiseError(
-    "INVALID_CURSOR",
-    `This cursor was made for a different ${name} than the one given.`,
-    { hint: "Pass the cursor alone, or start again without a cursor to use new arguments." },
-  );
-}
-
 function changedSinceOpen(): PagewiseError {
   return new PagewiseError(
     "CONTENT_CHANGED",
@@ -87,94 +83,87 @@ function changedSinceOpen(): PagewiseError {
   );
 }
 
-/** One page of `json_read` as the contract's JSON text. */
-export async function jsonReadPage(ctx: SourceContext, req: JsonReadRequest): Promise<string> {
-  const { caller, codec } = ctx;
-  const roots = caller.roots;
-  let state: JsonCursorState | undefined;
-  let handle: JsonHandle | undefined;
-  let target: string | undefined;
-  let basis: JsonBasis;
-  if (req.cursor !== undefined) {
-    if (req.fileId !== undefined && req.path !== undefined)
-      throw invalidArgument(
-        "Pass the cursor alone (or with the one path or file_id it was made for).",
-      );
-    const decoded = decodeJsonCursor(codec, caller.identity, roots, req.cursor);
-    state = decoded.state;
-    if (req.language !== undefined && req.language !== state.language)
-      throw cursorArgumentMismatch("language");
-    if (req.query !== undefined && req.query !== state.query) throw cursorArgumentMismatch("query");
-    if (req.format !== undefined && req.format !== "auto" && req.format !== state.format)
-      throw cursorArgumentMismatch("format");
-    if (req.fileId !== undefined) handle = req.handles.get(req.fileId, caller.identity);
-    basis = await openJsonBasis(ctx, decoded.absolute, {
-      digest: state.digest,
-      fingerprint: state.fingerprint,
+/** The `json_read` source over the streaming engine (src/json). */
+export function createJsonReadSource(
+  options: JsonReadOptions,
+): Source<JsonReadArgs, JsonCursorState, SourceContext> {
+  return {
+    ...JSON_CURSOR,
+    params: [{ ...JSON_CURSOR.params[0]!, ...options.maxTokens }, JSON_CURSOR.params[1]!],
+    conflictWith(args, state) {
+      if (args.fileId !== undefined) return "file_id";
+      if (args.language !== undefined && args.language !== state.language) return "language";
+      if (args.query !== undefined && args.query !== state.query) return "query";
+      if (args.format !== undefined && args.format !== "auto" && args.format !== state.format)
+        return "format";
+      return undefined;
+    },
+    page: (request) => jsonReadPage(request, options),
+  };
+}
+
+/** The file a call reads, and the handle it came through. */
+async function openTarget(
+  ctx: SourceContext,
+  args: JsonReadArgs,
+  state: JsonCursorState | undefined,
+  handles: JsonHandles,
+): Promise<{ basis: VersionedFile; handle?: JsonHandle }> {
+  if (state) {
+    await checkCursorFilePath(ctx.caller.roots, args.path, state.absolute!);
+    const basis = await openVersionedFile(ctx, state.absolute, {
+      expect: state,
+      expectRef: state.file,
     });
-  } else {
-    if ((req.fileId === undefined) === (req.path === undefined)) {
-      throw invalidArgument(
-        req.fileId === undefined
-          ? "Give the file to query: path (or a file_id from json_open), or a cursor."
-          : "Give either file_id or path, not both.",
-      );
-    }
-    if (req.language === undefined || req.query === undefined) {
-      throw invalidArgument(
-        'Give both language ("jsonpath" or "pointer") and query.',
-        req.language === undefined ? { language: "jsonpath" } : undefined,
-      );
-    }
-    if (req.fileId !== undefined) {
-      handle = req.handles.get(req.fileId, caller.identity);
-      if (req.format !== undefined && req.format !== "auto" && req.format !== handle.format) {
-        throw invalidArgument(
-          `This file_id was opened as ${handle.format}; a handle's format never changes. Leave out format, or call json_open with the format you want.`,
-          { format: undefined },
-        );
-      }
-      target = handle.realPath;
-      basis = await openJsonBasis(
-        ctx,
-        target,
-        { digest: handle.digest, fingerprint: handle.fingerprint },
-        changedSinceOpen,
-      );
-    } else {
-      basis = await openJsonBasis(ctx, req.path);
-    }
+    return { basis };
   }
+  if ((args.fileId === undefined) === (args.path === undefined)) {
+    throw invalidArgument(
+      args.fileId === undefined
+        ? "Give the file to query: path (or a file_id from json_open), or a cursor."
+        : "Give either file_id or path, not both.",
+    );
+  }
+  if (args.language === undefined || args.query === undefined) {
+    throw invalidArgument(
+      'Give both language ("jsonpath" or "pointer") and query.',
+      args.language === undefined ? { language: "jsonpath" } : undefined,
+    );
+  }
+  if (args.fileId === undefined) return { basis: await openVersionedFile(ctx, args.path) };
+  const handle = handles.get(args.fileId, ctx.caller.identity);
+  if (args.format !== undefined && args.format !== "auto" && args.format !== handle.format) {
+    throw invalidArgument(
+      `This file_id was opened as ${handle.format}; a handle's format never changes. Leave out format, or call json_open with the format you want.`,
+      { format: undefined },
+    );
+  }
+  const basis = await openVersionedFile(ctx, handle.realPath, {
+    expect: handle,
+    changed: changedSinceOpen,
+  });
+  return { basis, handle };
+}
+
+async function jsonReadPage(
+  request: PageRequest<JsonReadArgs, JsonCursorState, SourceContext>,
+  options: JsonReadOptions,
+): Promise<string> {
+  const { context: ctx, args, state } = request;
+  const { basis, handle } = await openTarget(ctx, args, state, options.handles);
   try {
-    if (state) {
-      if (
-        state.file.relPath !== basis.ref.relPath ||
-        roots.dirs[state.file.rootIndex] !== roots.dirs[basis.ref.rootIndex]
-      )
-        throw cursorPathMismatch();
-      if (handle && handle.realPath !== basis.realPath) throw cursorPathMismatch();
-      await checkCursorFilePath(roots, req.path, basis.realPath);
-    }
     let format: JsonFormat;
     if (state) format = state.format;
     else if (handle) format = handle.format;
-    else if (req.format !== undefined && req.format !== "auto") format = req.format;
+    else if (args.format !== undefined && args.format !== "auto") format = args.format;
     else
-      format = (await detectFormat(basis.reader, path.basename(basis.realPath), req.limits))
+      format = (await detectFormat(basis.bytes, path.basename(basis.realPath), options.limits))
         .detected_format;
-    const language = state?.language ?? (req.language as QueryLanguage);
-    const query = state?.query ?? (req.query as string);
-    const requestedItems = req.maxItems ?? state?.maxItems;
-    let maxItems = requestedItems ?? DEFAULT_JSON_MAX_ITEMS;
-    const lowered = maxItems > MAX_JSON_MAX_ITEMS;
-    if (lowered) maxItems = MAX_JSON_MAX_ITEMS;
-    const page = await buildPage(ctx, req, basis, {
+    const page = await buildPage(request, options, basis, {
       format,
-      language,
-      query,
-      maxItems,
-      cursorMaxItems: requestedItems === undefined ? undefined : maxItems,
-      lowered: lowered ? requestedItems : undefined,
+      language: state?.language ?? (args.language as QueryLanguage),
+      query: state?.query ?? (args.query as string),
+      maxItems: request.params.max_items!,
       resume: state?.resume,
       fileId: handle?.fileId,
     });
@@ -190,47 +179,44 @@ interface PagePlan {
   readonly language: QueryLanguage;
   readonly query: string;
   readonly maxItems: number;
-  /** max_items to carry in cursors (undefined: the default). */
-  readonly cursorMaxItems: number | undefined;
-  /** The max_items asked for when it was lowered. */
-  readonly lowered: number | undefined;
   readonly resume: ResumeState | undefined;
   readonly fileId: string | undefined;
 }
 
 async function buildPage(
-  ctx: SourceContext,
-  req: JsonReadRequest,
-  basis: JsonBasis,
+  request: PageRequest<JsonReadArgs, JsonCursorState, SourceContext>,
+  options: JsonReadOptions,
+  basis: VersionedFile,
   plan: PagePlan,
 ): Promise<string> {
-  const { caller, codec, estimator } = ctx;
+  const ctx = request.context;
+  const { estimator } = ctx;
   const { version } = basis;
   // Matches arrive in document order, close together: value reads are served from a window.
-  const reader = windowedReader(basis.reader);
-  const maxTokens = req.maxTokens;
-  const compiled = compileQuery(plan.language, plan.query, req.limits);
+  const reader = windowedReader(basis.bytes);
+  const maxTokens = request.params.max_tokens!;
+  const compiled = compileQuery(plan.language, plan.query, options.limits);
   // A value whose compact text is longer than this many bytes cannot fit in any page (a UTF-16
   // unit takes at most 3 bytes, a token covers at most maxUnitsPerToken units).
   const capBytes = maxTokens * estimator.maxUnitsPerToken * 3;
 
   const cursorFor = (resume: ResumeState): string =>
-    encodeJsonCursor(codec, caller.identity, caller.roots, {
+    request.cursorAt({
       file: basis.ref,
       digest: version.digest,
       fingerprint: version.fingerprint,
       format: plan.format,
       language: plan.language,
       query: plan.query,
-      ...(plan.cursorMaxItems !== undefined ? { maxItems: plan.cursorMaxItems } : {}),
       resume,
     });
   const valueCursor = (m: JsonMatch): string =>
-    encodeReadCursor(codec, caller.identity, caller.roots, {
+    encodeLineCursor(ctx, maxTokens, {
       file: basis.ref,
       digest: version.digest,
       fingerprint: version.fingerprint,
       position: m.start,
+      line: 0,
       encoding: "utf-8",
       end: { kind: "byte", offset: m.end },
     });
@@ -240,10 +226,7 @@ async function buildPage(
     (plan.fileId !== undefined ? `"file_id":${JSON.stringify(plan.fileId)},` : "") +
     `"language":${JSON.stringify(plan.language)},"query":${JSON.stringify(plan.query)},"items":[`;
   const skipped = plan.resume?.skip ?? 0;
-  const extras =
-    (plan.lowered !== undefined
-      ? `,"max_items":${plan.maxItems},"note":${JSON.stringify(`max_items ${plan.lowered} was lowered to the maximum of ${plan.maxItems}.`)}`
-      : "") + (req.maxTokensLowered ? `,"max_tokens":${maxTokens}` : "");
+  const extras = request.loweredFields;
 
   const items: Item[] = [];
   let exhausted = false;
@@ -289,7 +272,7 @@ async function buildPage(
     return { match: m, json, tokens, truncated: false };
   };
 
-  const matches = runQuery(reader, plan.format, compiled, plan.resume, req.limits, ctx.signal);
+  const matches = runQuery(reader, plan.format, compiled, plan.resume, options.limits, ctx.signal);
   let sum = 0;
   try {
     for (;;) {
@@ -312,10 +295,12 @@ async function buildPage(
   }
 
   const available = Math.min(items.length, plan.maxItems);
-  let fitted = fitItemCount(available, maxTokens, estimator, render);
+  // Perf: each item was counted once when it was made; the sum predicts the page.
+  const itemCost = (i: number) => items[i]!.tokens + 1;
+  let fitted = fitItemCount(available, maxTokens, estimator, render, itemCost);
   if (fitted.amount === 0 && available > 0 && !items[0]!.truncated) {
     items[0] = truncatedItem(items[0]!.match);
-    fitted = fitItemCount(available, maxTokens, estimator, render);
+    fitted = fitItemCount(available, maxTokens, estimator, render, itemCost);
   }
   if (fitted.amount === 0 && available > 0)
     throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one match");

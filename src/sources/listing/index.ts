@@ -5,16 +5,16 @@
  */
 export { compileGlob, type PathMatcher } from "./glob.js";
 export {
+  createListSource,
   DEFAULT_LIST_LIMIT,
   DEFAULT_MAX_WALK_ENTRIES,
-  effectiveLimit,
   LIST_TOOL,
+  type ListArgs,
+  type ListOptions,
   type ListQuery,
-  type ListRequest,
+  type ListState,
   type ListType,
-  listPage,
   MAX_LIST_LIMIT,
-  mergeQuery,
 } from "./list.js";
 export { compareCodePoints } from "./order.js";
 export {

@@ -9,9 +9,10 @@ import {
   defaultEstimator,
   ephemeralCursorKey,
   FileVersions,
+  runSource,
 } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
-import { listPage } from "./list.js";
+import type { SourceContext } from "../shared/context.js";
+import { createListSource } from "./list.js";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-list-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -23,8 +24,14 @@ const ctx: SourceContext = {
 };
 let counter = 0;
 
-const page = async (args: Record<string, unknown>) =>
-  JSON.parse(await listPage(ctx, { maxTokens: 100_000, ...args }));
+const source = createListSource({
+  maxTokens: { name: "max_tokens", default: 100_000, max: 100_000 },
+});
+const page = async (args: Record<string, unknown>) => {
+  const { cursor, limit, ...rest } = args as { cursor?: string; limit?: number };
+  const run = { codec: ctx.codec, identity: ctx.caller.identity, context: ctx };
+  return JSON.parse(await runSource(source, run, rest, cursor, { limit }));
+};
 
 describe("list key-set continuation", () => {
   it("never duplicates or skips an entry that exists throughout (property)", async () => {
@@ -104,7 +111,7 @@ describe("list key-set continuation", () => {
   it("rejects a cursor given with other arguments or an offset", async () => {
     const p = await page({ path: "same", recursive: true, limit: 3 });
     await expect(page({ cursor: p.next_cursor, recursive: false })).rejects.toMatchObject({
-      code: "INVALID_CURSOR",
+      code: "INVALID_ARGUMENT",
     });
     await expect(page({ cursor: p.next_cursor, offset: 3 })).rejects.toMatchObject({
       code: "INVALID_ARGUMENT",

@@ -12,14 +12,23 @@ import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { resolveDirectoryConfined } from "../../access/index.js";
 import {
-  ByteWriter,
+  type ByteReader,
+  type ByteWriter,
   budgetTooSmall,
   fitItemCount,
   malformedCursor,
+  type PageParam,
+  type PageRequest,
   PagewiseError,
+  type Source,
 } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
-import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../file-ref.js";
+import type { SourceContext } from "../shared/context.js";
+import {
+  checkCursorDirectoryPath,
+  type FileRef,
+  readFileRef,
+  writeFileRef,
+} from "../shared/file-ref.js";
 import { compileGlob } from "./glob.js";
 import { compareCodePoints } from "./order.js";
 import { ancestorsWithin, walk } from "./walk.js";
@@ -34,21 +43,32 @@ export const DEFAULT_MAX_WALK_ENTRIES = 2_000_000;
 
 export type ListType = "file" | "directory" | "any";
 
-export interface ListRequest {
+/** The arguments of a `list` call; the budget and limit travel as page parameters. */
+export interface ListArgs {
   readonly path?: string;
   readonly recursive?: boolean;
   readonly glob?: string;
   readonly type?: ListType;
   readonly includeHidden?: boolean;
   readonly respectGitignore?: boolean;
-  readonly limit?: number;
   readonly offset?: number;
-  readonly cursor?: string;
-  readonly maxTokens: number;
-  readonly maxTokensLowered?: boolean;
+}
+
+/** What every list call of one server shares. */
+export interface ListOptions {
+  readonly maxTokens: PageParam;
   readonly maxWalkEntries?: number;
   /** Called during long walks with the number of directory entries read so far. */
   readonly onProgress?: (entriesRead: number) => void;
+}
+
+/** A list cursor: the listed directory, the query, and the last path returned (key-set). */
+export interface ListState {
+  readonly dir: FileRef;
+  /** The directory's path under the caller's roots (set when decoded). */
+  readonly absolute?: string;
+  readonly query: ListQuery;
+  readonly after: string;
 }
 
 /** The parameters that define a listing's result set (bound into its cursors). */
@@ -85,36 +105,45 @@ function decodeFlags(flags: number, glob: string): ListQuery {
   };
 }
 
-/** Arguments given together with a cursor must agree with the cursor's; returns the merged query. */
-export function mergeQuery<Q extends object>(fromCursor: Q, given: Partial<Q>): Q {
-  for (const [key, value] of Object.entries(given)) {
-    if (value === undefined) continue;
-    if ((fromCursor as Record<string, unknown>)[key] !== value) {
-      throw new PagewiseError(
-        "INVALID_CURSOR",
-        `This cursor was made for different arguments (${key} differs).`,
-        {
-          hint: "Pass the cursor alone, or start again without a cursor to use new arguments.",
-        },
-      );
-    }
-  }
-  return fromCursor;
+function writeListState(w: ByteWriter, ctx: SourceContext, s: ListState): void {
+  writeFileRef(w, ctx.caller.roots, s.dir);
+  w.u8(encodeFlags(s.query))
+    .string(s.query.glob ?? "")
+    .string(s.after);
 }
 
-export function effectiveLimit(requested: number | undefined): {
-  limit: number;
-  note?: string;
-} {
-  if (requested === undefined) return { limit: DEFAULT_LIST_LIMIT };
-  if (requested > MAX_LIST_LIMIT) {
-    return {
-      limit: MAX_LIST_LIMIT,
-      note: `limit ${requested} was lowered to the maximum of ${MAX_LIST_LIMIT}.`,
-    };
-  }
-  if (requested < 1) throw new PagewiseError("INVALID_ARGUMENT", "limit must be at least 1.");
-  return { limit: requested };
+function readListState(r: ByteReader, ctx: SourceContext): ListState {
+  const { absolute, ref } = readFileRef(r, ctx.caller.roots);
+  const flags = r.u8();
+  const glob = r.string();
+  const after = r.string();
+  return { dir: ref, absolute, query: decodeFlags(flags, glob), after };
+}
+
+/** The `list` source: key-set cursors carrying the budget and the limit. */
+export function createListSource(options: ListOptions): Source<ListArgs, ListState, SourceContext> {
+  return {
+    tool: LIST_TOOL,
+    params: [
+      options.maxTokens,
+      { name: "limit", default: DEFAULT_LIST_LIMIT, max: MAX_LIST_LIMIT },
+    ],
+    readState: readListState,
+    writeState: (w, state, ctx) => writeListState(w, ctx, state),
+    conflictWith(args, state) {
+      if (args.offset !== undefined) return "offset";
+      const q = state.query;
+      if (args.recursive !== undefined && args.recursive !== q.recursive) return "recursive";
+      if (args.glob !== undefined && args.glob !== q.glob) return "glob";
+      if (args.type !== undefined && args.type !== q.type) return "type";
+      if (args.includeHidden !== undefined && args.includeHidden !== q.includeHidden)
+        return "include_hidden";
+      if (args.respectGitignore !== undefined && args.respectGitignore !== q.respectGitignore)
+        return "respect_gitignore";
+      return undefined;
+    },
+    page: (request) => listPage(request, options),
+  };
 }
 
 interface Item {
@@ -123,45 +152,28 @@ interface Item {
 }
 
 /** One page of a directory listing as the contract's JSON text. */
-export async function listPage(ctx: SourceContext, req: ListRequest): Promise<string> {
-  const { caller, codec, estimator } = ctx;
-  const roots = caller.roots;
-  let query: ListQuery = {
+async function listPage(
+  request: PageRequest<ListArgs, ListState, SourceContext>,
+  options: ListOptions,
+): Promise<string> {
+  const { context: ctx, args: req, state } = request;
+  const { estimator } = ctx;
+  const roots = ctx.caller.roots;
+  const query: ListQuery = state?.query ?? {
     recursive: req.recursive ?? false,
     glob: req.glob,
     type: req.type ?? "any",
     includeHidden: req.includeHidden ?? false,
     respectGitignore: req.respectGitignore ?? true,
   };
-  let after: string | undefined;
+  const after = state?.after;
   let dirArg = req.path;
-  let requestedLimit = req.limit;
-  if (req.cursor !== undefined) {
-    if (req.offset !== undefined) {
-      throw new PagewiseError(
-        "INVALID_ARGUMENT",
-        "A cursor already fixes the position: pass cursor without offset.",
-      );
-    }
-    const r = codec.decode(LIST_TOOL, caller.identity, req.cursor);
-    const { absolute } = readFileRef(r, roots);
-    const flags = r.u8();
-    const glob = r.string();
-    const cursorLimit = r.uint();
-    after = r.string();
-    requestedLimit ??= cursorLimit;
-    r.end();
-    query = mergeQuery(decodeFlags(flags, glob), {
-      recursive: req.recursive,
-      glob: req.glob,
-      type: req.type,
-      includeHidden: req.includeHidden,
-      respectGitignore: req.respectGitignore,
-    });
-    await checkCursorDirectoryPath(roots, dirArg, absolute);
-    dirArg = absolute;
+  if (state) {
+    await checkCursorDirectoryPath(roots, dirArg, state.absolute!);
+    dirArg = state.absolute;
   }
-  const { limit, note } = effectiveLimit(requestedLimit);
+  const limit = request.params.limit!;
+  const maxTokens = request.params.max_tokens!;
   const offset = req.offset ?? 0;
   const glob = compileGlob(query.glob);
   const dir = await resolveDirectoryConfined(roots, dirArg);
@@ -209,10 +221,10 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
         recursive: query.recursive,
         includeHidden: query.includeHidden,
         respectGitignore: query.respectGitignore,
-        maxEntries: req.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
+        maxEntries: options.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
         ancestors,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
-        ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         onDirectory: (abs) => {
           if (keeping) dirs.push(abs);
         },
@@ -285,20 +297,16 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
   const start = after !== undefined ? before : offset;
   const uri = `file://${encodeURI(dir.realPath)}`;
 
-  const cursorAfter = (lastPath: string): string => {
-    const w = new ByteWriter();
-    writeFileRef(w, roots, { rootIndex: dir.rootIndex, relPath: relDir });
-    w.u8(flags)
-      .string(query.glob ?? "")
-      .uint(limit)
-      .string(lastPath);
-    return codec.encode(LIST_TOOL, caller.identity, w.finish());
-  };
+  const cursorAfter = (lastPath: string): string =>
+    request.cursorAt({
+      dir: { rootIndex: dir.rootIndex, relPath: relDir },
+      query,
+      after: lastPath,
+    });
   const head = `{"uri":${JSON.stringify(uri)},"items":[`;
   const tailExtras =
     `,"version":${JSON.stringify(version)}` +
-    (note ? `,"note":${JSON.stringify(note)}` : "") +
-    (req.maxTokensLowered ? `,"max_tokens":${req.maxTokens}` : "") +
+    request.loweredFields +
     (stats.unreadable > 0
       ? `,"skipped":${JSON.stringify({ unreadable_directories: stats.unreadable, first: stats.firstUnreadable })}`
       : "");
@@ -316,12 +324,19 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
     for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
     return `${head}${body}],"pagination":${pagination},"next_cursor":${nextCursor}${tailExtras}}`;
   };
-  const fitted = fitItemCount(items.length, req.maxTokens, estimator, render);
+  // Perf: each entry is counted once; the running sum predicts how many fit.
+  const fitted = fitItemCount(
+    items.length,
+    maxTokens,
+    estimator,
+    render,
+    (i) => estimator.count(items[i]!.json) + 1,
+  );
   if (fitted.amount === 0 && items.length > 0) {
-    throw budgetTooSmall(req.maxTokens, estimator.count(render(1)), "one entry");
+    throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one entry");
   }
-  if (fitted.tokens > req.maxTokens) {
-    throw budgetTooSmall(req.maxTokens, fitted.tokens, "an empty page");
+  if (fitted.tokens > maxTokens) {
+    throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");
   }
   return fitted.text;
 }

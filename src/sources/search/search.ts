@@ -19,12 +19,12 @@ import {
   malformedCursor,
   PagewiseError,
 } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
-import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../file-ref.js";
 import { compileGlob } from "../listing/glob.js";
-import { DEFAULT_MAX_WALK_ENTRIES, effectiveLimit, mergeQuery } from "../listing/list.js";
+import { DEFAULT_LIST_LIMIT, DEFAULT_MAX_WALK_ENTRIES, MAX_LIST_LIMIT } from "../listing/list.js";
 import { ancestorsWithin } from "../listing/walk.js";
-import { encodeReadCursor } from "../text/read-cursor.js";
+import type { SourceContext } from "../shared/context.js";
+import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../shared/file-ref.js";
+import { encodeLineCursor } from "../shared/read-cursor.js";
 import { type CaseMode, compilePattern } from "./pattern.js";
 import { runScanJob } from "./pool.js";
 import type { MatchPosition, RawMatch, ScanWindow } from "./scan.js";
@@ -77,6 +77,31 @@ function flagsOf(q: SearchQuery): number {
     (q.respectGitignore ? 4 : 0) |
     (CASE_MODES.indexOf(q.caseMode) << 3)
   );
+}
+
+/** Arguments given together with a cursor must agree with the cursor's; returns the merged query. */
+function mergeQuery<Q extends object>(fromCursor: Q, given: Partial<Q>): Q {
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if ((fromCursor as Record<string, unknown>)[key] !== value) {
+      throw new PagewiseError(
+        "INVALID_ARGUMENT",
+        `The cursor already fixes ${key}; pass the cursor without it, or with the same value.`,
+      );
+    }
+  }
+  return fromCursor;
+}
+
+function effectiveLimit(requested: number | undefined): { limit: number; note?: string } {
+  if (requested === undefined) return { limit: DEFAULT_LIST_LIMIT };
+  if (requested > MAX_LIST_LIMIT) {
+    return {
+      limit: MAX_LIST_LIMIT,
+      note: `limit ${requested} was lowered to the maximum of ${MAX_LIST_LIMIT}.`,
+    };
+  }
+  return { limit: requested };
 }
 
 export async function searchPage(ctx: SourceContext, req: SearchRequest): Promise<string> {
@@ -196,7 +221,10 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
   );
 
   const items = await Promise.all(
-    result.items.map(async (m) => ({ match: m, json: await itemJson(ctx, dir.realPath, m) })),
+    result.items.map(async (m) => ({
+      match: m,
+      json: await itemJson(ctx, req.maxTokens, dir.realPath, m),
+    })),
   );
   const uri = `file://${encodeURI(dir.realPath)}`;
   const start = result.offset;
@@ -253,7 +281,12 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
 }
 
 /** One item's JSON; a truncated match gets a `line_cursor` (a read cursor over its whole line). */
-async function itemJson(ctx: SourceContext, dir: string, m: RawMatch): Promise<string> {
+async function itemJson(
+  ctx: SourceContext,
+  maxTokens: number,
+  dir: string,
+  m: RawMatch,
+): Promise<string> {
   const item: Record<string, unknown> = {
     path: m.path,
     line: m.line,
@@ -266,12 +299,17 @@ async function itemJson(ctx: SourceContext, dir: string, m: RawMatch): Promise<s
   if (m.truncated) {
     item.truncated = true;
     item.text_column = m.textColumn;
-    item.line_cursor = await lineCursor(ctx, `${dir}/${m.path}`, m);
+    item.line_cursor = await lineCursor(ctx, maxTokens, `${dir}/${m.path}`, m);
   }
   return JSON.stringify(item);
 }
 
-async function lineCursor(ctx: SourceContext, absolute: string, m: RawMatch): Promise<string> {
+async function lineCursor(
+  ctx: SourceContext,
+  maxTokens: number,
+  absolute: string,
+  m: RawMatch,
+): Promise<string> {
   const { caller } = ctx;
   const opened = await openFileConfined(caller.roots, absolute);
   try {
@@ -284,7 +322,7 @@ async function lineCursor(ctx: SourceContext, absolute: string, m: RawMatch): Pr
       );
     }
     const version = await ctx.versions.versionOf(opened.handle, st, undefined, ctx.signal);
-    return encodeReadCursor(ctx.codec, caller.identity, caller.roots, {
+    return encodeLineCursor(ctx, maxTokens, {
       file: {
         rootIndex: opened.rootIndex,
         relPath: caller.roots.relative(opened.rootIndex, opened.realPath),
@@ -292,6 +330,7 @@ async function lineCursor(ctx: SourceContext, absolute: string, m: RawMatch): Pr
       digest: version.digest,
       fingerprint: version.fingerprint,
       position: m.lineStart,
+      line: m.line,
       encoding: "utf-8",
       end: { kind: "byte", offset: m.lineEnd },
     });

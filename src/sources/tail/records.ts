@@ -4,7 +4,7 @@
  * offset. Never reads the whole file: a scan touches only the blocks of the records it yields.
  */
 import { completeUtf8Length } from "../../core/index.js";
-import type { ByteSource } from "../text/index.js";
+import type { ByteSource } from "../shared/byte-source.js";
 
 /** Size of one block read from the file. */
 export const TAIL_BLOCK_BYTES = 64 * 1024;

@@ -4,10 +4,16 @@
  * size at issue minus position, append fingerprint (inode 4 + write 4), anchor digest (6),
  * and the grep filter when there is one. About 65 characters for a short path and no filter.
  */
-import type { Roots } from "../../access/index.js";
-import { ByteWriter, type CursorCodec, malformedCursor } from "../../core/index.js";
-import { type FileRef, readFileRef, writeFileRef } from "../file-ref.js";
-import { APPEND_FINGERPRINT_BYTES } from "../text/index.js";
+import {
+  type ByteReader,
+  type ByteWriter,
+  type CursorFormat,
+  DEFAULT_MAX_TOKENS,
+  malformedCursor,
+} from "../../core/index.js";
+import type { SourceContext } from "../shared/context.js";
+import { type FileRef, readFileRef, writeFileRef } from "../shared/file-ref.js";
+import { APPEND_FINGERPRINT_BYTES } from "../shared/range-anchor.js";
 
 export const TAIL_TOOL = "tail";
 export const TAIL_ANCHOR_BYTES = 6;
@@ -19,6 +25,8 @@ export type TailCursorKind = "before" | "after";
 
 export interface TailCursorState {
   readonly file: FileRef;
+  /** The file's path under the caller's roots (set when decoded). */
+  readonly absolute?: string;
   /** `before`: records ending at or before `position`; `after`: records starting at or after it. */
   readonly kind: TailCursorKind;
   readonly position: number;
@@ -30,49 +38,56 @@ export interface TailCursorState {
   readonly grep?: string;
 }
 
-export function encodeTailCursor(
-  codec: CursorCodec,
-  identity: string,
-  roots: Roots,
-  s: TailCursorState,
-): string {
-  const w = new ByteWriter();
-  writeFileRef(w, roots, s.file);
+function writeTailState(w: ByteWriter, ctx: SourceContext, s: TailCursorState): void {
+  writeFileRef(w, ctx.caller.roots, s.file);
   w.u8((s.kind === "after" ? KIND_AFTER : 0) | (s.grep !== undefined ? HAS_GREP : 0));
   w.uint(s.position).uint(s.size - s.position);
   w.raw(s.fingerprint).raw(s.anchor);
   if (s.grep !== undefined) w.string(s.grep);
-  return codec.encode(TAIL_TOOL, identity, w.finish());
 }
 
-export function decodeTailCursor(
-  codec: CursorCodec,
-  identity: string,
-  roots: Roots,
-  cursor: string,
-): { state: TailCursorState; absolute: string } {
-  const r = codec.decode(TAIL_TOOL, identity, cursor);
-  const { absolute, ref } = readFileRef(r, roots);
+function readTailState(r: ByteReader, ctx: SourceContext): TailCursorState {
+  const { absolute, ref } = readFileRef(r, ctx.caller.roots);
   const tag = r.u8();
-  if (tag & ~(KIND_AFTER | HAS_GREP)) {
-    throw malformedCursor();
-  }
+  if (tag & ~(KIND_AFTER | HAS_GREP)) throw malformedCursor();
   const position = r.uint();
   const size = position + r.uint();
   const fingerprint = r.raw(APPEND_FINGERPRINT_BYTES);
   const anchor = r.raw(TAIL_ANCHOR_BYTES);
   const grep = tag & HAS_GREP ? r.string() : undefined;
-  r.end();
   return {
-    state: {
-      file: ref,
-      kind: tag & KIND_AFTER ? "after" : "before",
-      position,
-      size,
-      fingerprint,
-      anchor,
-      ...(grep !== undefined ? { grep } : {}),
-    },
+    file: ref,
     absolute,
+    kind: tag & KIND_AFTER ? "after" : "before",
+    position,
+    size,
+    fingerprint,
+    anchor,
+    ...(grep !== undefined ? { grep } : {}),
   };
 }
+
+/** Default and largest number of records on one page. */
+export const TAIL_DEFAULT_LIMIT = 50;
+export const TAIL_MAX_LIMIT = 1000;
+/** Default clamp of one record's text, in UTF-16 code units. */
+export const TAIL_DEFAULT_MAX_CHARS_PER_ITEM = 2000;
+
+/**
+ * The layout of tail cursors: the page parameters (budget, records per page, per-record clamp),
+ * then the payload above. The tail source supplies the server's budget cap.
+ */
+export const TAIL_CURSOR: CursorFormat<TailCursorState, SourceContext> = {
+  tool: TAIL_TOOL,
+  params: [
+    { name: "max_tokens", default: DEFAULT_MAX_TOKENS, max: Number.MAX_SAFE_INTEGER },
+    { name: "limit", default: TAIL_DEFAULT_LIMIT, max: TAIL_MAX_LIMIT },
+    {
+      name: "max_chars_per_item",
+      default: TAIL_DEFAULT_MAX_CHARS_PER_ITEM,
+      max: Number.MAX_SAFE_INTEGER,
+    },
+  ],
+  readState: readTailState,
+  writeState: (w, state, ctx) => writeTailState(w, ctx, state),
+};

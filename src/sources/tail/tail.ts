@@ -18,38 +18,35 @@ import { openFileConfined } from "../../access/index.js";
 import {
   completeUtf8Length,
   type PagedItem,
+  type PageParam,
+  type PageRequest,
   PagewiseError,
   pageItems,
+  type Source,
   VERSION_DIGEST_BYTES,
   versionString,
 } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
-import { checkCursorFilePath, type FileRef, refOfOpened } from "../file-ref.js";
+import { fileByteSource } from "../shared/byte-source.js";
+import type { SourceContext } from "../shared/context.js";
+import { checkCursorFilePath, type FileRef, refOfOpened } from "../shared/file-ref.js";
 import {
   appendFingerprint,
   checkAppendOnly,
-  encodeReadCursor,
-  fileByteSource,
   fileRewritten,
   onlyAppendedBetween,
   rangeDigest,
   sameBytes,
-} from "../text/index.js";
+} from "../shared/range-anchor.js";
+import { encodeLineCursor } from "../shared/read-cursor.js";
 import { compileGrep, GREP_MAX_RECORD_BYTES, type RecordFilter } from "./grep.js";
 import { BlockReader, type RecordSpan, recordAt, recordBefore } from "./records.js";
 import {
-  decodeTailCursor,
-  encodeTailCursor,
   TAIL_ANCHOR_BYTES,
+  TAIL_CURSOR,
   type TailCursorKind,
   type TailCursorState,
 } from "./tail-cursor.js";
 
-/** Default and largest number of records on one page. */
-export const TAIL_DEFAULT_LIMIT = 50;
-export const TAIL_MAX_LIMIT = 1000;
-/** Default clamp of one record's text, in UTF-16 code units. */
-export const TAIL_DEFAULT_MAX_CHARS_PER_ITEM = 2000;
 /** Bytes before the size at issue that a cursor anchors (hashes). */
 export const TAIL_END_ANCHOR_BYTES = 4096;
 /** Bytes on each side of a cursor's position that it anchors. */
@@ -61,20 +58,24 @@ export const TAIL_SCAN_MAX_MS = 3000;
 /** Lower bound of the JSON around one item's text (`{"position":0,"text":""},`), in code units. */
 const ITEM_OVERHEAD_UNITS = 24;
 
-export interface TailRequest {
+/** The arguments of a `tail` call; the budget, limit and clamp travel as page parameters. */
+export interface TailArgs {
   readonly path?: string;
-  readonly before?: string;
-  readonly after?: string;
+  /** Which cursor argument the call used (`before` or `after`), when it used one. */
+  readonly cursorKind?: TailCursorKind;
   readonly fromStart?: boolean;
   readonly grep?: string;
-  readonly limit: number;
-  /** Set when the caller asked for more than TAIL_MAX_LIMIT: the page reports the applied limit. */
-  readonly limitLowered?: boolean;
-  readonly maxCharsPerItem: number;
-  readonly maxTokens: number;
-  readonly maxTokensLowered?: boolean;
   /** Bytes a filtered scan may cover per page (default TAIL_SCAN_MAX_BYTES; lowered in tests). */
   readonly scanMaxBytes?: number;
+}
+
+/** The page parameters of one call, as the page builder uses them. */
+interface TailLimits {
+  readonly maxTokens: number;
+  readonly limit: number;
+  readonly maxCharsPerItem: number;
+  readonly scanMaxBytes: number;
+  readonly loweredFields: string;
 }
 
 interface Candidate {
@@ -90,62 +91,68 @@ function invalidArgument(message: string, hint?: string): PagewiseError {
   return new PagewiseError("INVALID_ARGUMENT", message, hint ? { hint } : {});
 }
 
-/** One `tail` page as JSON text. */
-export async function tailPage(ctx: SourceContext, req: TailRequest): Promise<string> {
-  const { caller, codec } = ctx;
-  if (req.before !== undefined && req.after !== undefined) {
-    throw invalidArgument("Pass either before or after, not both.");
-  }
-  const cursorArg = req.before ?? req.after;
-  if (cursorArg !== undefined && req.fromStart) {
-    throw invalidArgument("from_start starts a new walk: pass it without a cursor.");
-  }
-  let state: TailCursorState | undefined;
-  let target = req.path;
-  if (cursorArg !== undefined) {
-    const decoded = decodeTailCursor(codec, caller.identity, caller.roots, cursorArg);
-    state = decoded.state;
-    const wanted: TailCursorKind = req.before !== undefined ? "before" : "after";
-    if (state.kind !== wanted) {
+/** The `tail` source; `maxTokens` is the budget parameter with the server's cap. */
+export function createTailSource(
+  maxTokens: PageParam,
+): Source<TailArgs, TailCursorState, SourceContext> {
+  return {
+    ...TAIL_CURSOR,
+    params: [{ ...TAIL_CURSOR.params[0]!, ...maxTokens }, ...TAIL_CURSOR.params.slice(1)],
+    conflictWith(args, state) {
+      if (args.fromStart) return "from_start";
+      if (args.grep !== undefined && args.grep !== (state.grep ?? "")) return "grep";
+      return undefined;
+    },
+    page: tailPage,
+  };
+}
+
+async function tailPage(
+  request: PageRequest<TailArgs, TailCursorState, SourceContext>,
+): Promise<string> {
+  const { context: ctx, args, state } = request;
+  let target = args.path;
+  if (state) {
+    if (state.kind !== args.cursorKind) {
       throw new PagewiseError(
         "INVALID_ARGUMENT",
         state.kind === "before"
           ? "This cursor is an earlier_cursor: pass it as before."
           : "This cursor is a later_cursor: pass it as after.",
-        { retry: { [state.kind]: cursorArg, [wanted]: undefined } },
       );
     }
-    if (req.grep !== undefined && req.grep !== (state.grep ?? "")) {
-      throw invalidArgument(
-        "The cursor was made with a different grep filter; a cursor keeps its own filter.",
-        "Pass the cursor without grep, or start again without a cursor to use a new filter.",
-      );
-    }
-    await checkCursorFilePath(caller.roots, req.path, decoded.absolute);
-    target = decoded.absolute;
-  } else if (req.path === undefined || req.path === "") {
+    await checkCursorFilePath(ctx.caller.roots, args.path, state.absolute!);
+    target = state.absolute;
+  } else if (args.path === undefined || args.path === "") {
     throw invalidArgument("Give the path of the file to tail (or a cursor from a previous page).");
   }
   const grep = state
     ? state.grep
-    : req.grep !== undefined && req.grep !== ""
-      ? req.grep
+    : args.grep !== undefined && args.grep !== ""
+      ? args.grep
       : undefined;
   const filter = grep !== undefined ? compileGrep(grep) : undefined;
-
-  const opened = await openFileConfined(caller.roots, target);
+  const limits: TailLimits = {
+    maxTokens: request.params.max_tokens!,
+    limit: request.params.limit!,
+    maxCharsPerItem: request.params.max_chars_per_item!,
+    scanMaxBytes: args.scanMaxBytes ?? TAIL_SCAN_MAX_BYTES,
+    loweredFields: request.loweredFields,
+  };
+  const opened = await openFileConfined(ctx.caller.roots, target);
   try {
-    const file = refOfOpened(caller.roots, opened, state?.file);
+    const file = refOfOpened(ctx.caller.roots, opened, state?.file);
     const st = await opened.handle.stat({ bigint: true });
     const size = Number(st.size);
     const reader = new BlockReader(fileByteSource(opened.handle, size), size);
     if (state) await verifyCursor(reader, st, state);
-    const page = await buildPage(ctx, req, {
+    const page = await buildPage(ctx, limits, request.cursorAt, {
       reader,
       stat: st,
       file,
       uri: `file://${encodeURI(opened.realPath)}`,
       state,
+      forward: state ? state.kind === "after" : args.fromStart === true,
       grep,
       filter,
     });
@@ -202,6 +209,7 @@ interface PageInput {
   readonly file: FileRef;
   readonly uri: string;
   readonly state: TailCursorState | undefined;
+  readonly forward: boolean;
   readonly grep: string | undefined;
   readonly filter: RecordFilter | undefined;
 }
@@ -215,11 +223,15 @@ interface Scan {
   readonly reachedEnd: boolean;
 }
 
-async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput): Promise<string> {
-  const { codec, caller, estimator } = ctx;
-  const { reader, stat, file, uri, state, grep, filter } = input;
+async function buildPage(
+  ctx: SourceContext,
+  req: TailLimits,
+  encodeCursor: (state: TailCursorState) => string,
+  input: PageInput,
+): Promise<string> {
+  const { estimator } = ctx;
+  const { reader, stat, file, uri, state, grep, filter, forward } = input;
   const size = reader.size;
-  const forward = state ? state.kind === "after" : req.fromStart === true;
   const maxChars = req.maxCharsPerItem;
   // Bytes of a record kept for display: enough for `maxChars` code units and then some, so a
   // longer record is seen to be longer (each code unit is at most 3 UTF-8 bytes).
@@ -248,9 +260,7 @@ async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput)
     candidates.length >= limit ||
     units > budgetUnits ||
     enough ||
-    (filter !== undefined &&
-      (scanned > (req.scanMaxBytes ?? TAIL_SCAN_MAX_BYTES) ||
-        Date.now() - began > TAIL_SCAN_MAX_MS));
+    (filter !== undefined && (scanned > req.scanMaxBytes || Date.now() - began > TAIL_SCAN_MAX_MS));
 
   const consider = async (span: RecordSpan): Promise<void> => {
     ctx.signal?.throwIfAborted();
@@ -335,10 +345,7 @@ async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput)
       const window = windows.get(position);
       if (window === undefined) throw new Error(`no anchor window at ${position}`);
       const anchor = anchorOf(endSum, position, window);
-      cursor = encodeTailCursor(codec, caller.identity, caller.roots, {
-        ...tailState(kind, position),
-        anchor,
-      });
+      cursor = encodeCursor({ ...tailState(kind, position), anchor });
       cursors.set(key, cursor);
     }
     return cursor;
@@ -367,18 +374,19 @@ async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput)
     const nearest = forward ? i === 0 : i === n - 1;
     if (!nearest && !c.prefixOnly && c.text.length <= maxChars) continue;
     const digest = await rangeDigest(
-      { size, read: (p, l) => reader.range(p, p + l) },
+      { size, read: (p: number, l: number) => reader.range(p, p + l) },
       c.span.start,
       c.span.contentEnd,
       VERSION_DIGEST_BYTES,
     );
     lineCursors.set(
       i,
-      encodeReadCursor(codec, caller.identity, caller.roots, {
+      encodeLineCursor(ctx, req.maxTokens, {
         file,
         digest,
         fingerprint,
         position: c.span.start,
+        line: 0,
         encoding: c.base64 ? "base64" : "utf-8",
         end: { kind: "byte", offset: c.span.contentEnd },
         anchor: { start: c.span.start, size },
@@ -426,9 +434,8 @@ async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput)
         version,
       };
       if (grep !== undefined) body.grep = grep;
-      if (req.limitLowered) body.limit = limit;
-      if (req.maxTokensLowered) body.max_tokens = req.maxTokens;
-      return JSON.stringify(body);
+      const text = JSON.stringify(body);
+      return req.loweredFields === "" ? text : `${text.slice(0, -1)}${req.loweredFields}}`;
     },
   });
   return page.text;

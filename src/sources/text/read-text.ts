@@ -4,49 +4,55 @@
  * (JSON pages that fit a token budget, continued by signed cursors bound to the file's version).
  *
  * Page mode streams from a byte position: a page reads at most the bytes its budget could hold
- * (`maxTokens × maxUnitsPerToken × 3` for UTF-8), whatever the file's size or the position.
+ * (`maxTokens × maxUnitsPerToken × 3` for UTF-8), whatever the file's size or the position. Each
+ * page says where it is (`position: {line, byte, size}`); the cursor carries the line it reached,
+ * so that costs O(page).
  */
 import type { BigIntStats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { openFileConfined } from "../../access/index.js";
 import {
   budgetTooSmall,
   codePointFloor,
   completeUtf8Length,
+  type Estimator,
   type FileVersion,
-  FileVersions,
-  fitItemCount,
+  fitLargest,
   fitTextPrefix,
-  identityKey,
+  type PageParam,
+  type PageRequest,
   PagewiseError,
+  type Prediction,
+  type Source,
+  TextCosts,
   versionString,
 } from "../../core/index.js";
-import type { SourceContext } from "../context.js";
-import { checkCursorFilePath, refOfOpened } from "../file-ref.js";
 import {
   afterNthNewline,
   type ByteSource,
   countNewlines,
   fileByteSource,
   findLineStart,
-  memoryByteSource,
-  readWhole,
-} from "./byte-source.js";
+} from "../shared/byte-source.js";
+import type { SourceContext } from "../shared/context.js";
+import { checkCursorFilePath, type FileRef } from "../shared/file-ref.js";
 import {
   checkAppendOnly,
   fileRewritten,
+  INODE_FINGERPRINT_BYTES,
   onlyAppendedBetween,
+  RANGE_ANCHOR_FULL_BYTES,
   rangeDigest,
   sameBytes,
-} from "./range-anchor.js";
+  writeFingerprint,
+} from "../shared/range-anchor.js";
 import {
-  decodeReadCursor,
-  encodeReadCursor,
+  READ_CURSOR,
+  READ_MAX_TOKENS,
   type ReadCursorState,
   type ReadEnd,
-} from "./read-cursor.js";
-
-/** Recently modified files up to this size are read whole, so version and page share one read. */
-const SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
+} from "../shared/read-cursor.js";
+import { changedWhileReading, openVersionedFile } from "../shared/versioned-file.js";
 
 export type ReadEncoding = "utf-8" | "base64";
 
@@ -58,16 +64,15 @@ export interface ReadLinesRequest {
   readonly maxReadTokens: number;
 }
 
-export interface ReadPageRequest {
+/** The arguments of a page-mode call (the budget travels as a page parameter). */
+export interface ReadArgs {
   readonly path?: string;
   readonly offset?: number;
   readonly limit?: number;
-  readonly cursor?: string;
   readonly encoding?: ReadEncoding;
-  readonly maxTokens: number;
-  /** Set when the caller asked for more than the server's cap: the page reports the applied budget. */
-  readonly maxTokensLowered?: boolean;
 }
+
+type ReadState = ReadCursorState & { absolute?: string };
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -82,43 +87,15 @@ function notText(firstInvalidByte: number | undefined, maxTokens?: number): Page
   );
 }
 
-function changedDuringRead(): PagewiseError {
-  return new PagewiseError(
-    "CONTENT_CHANGED",
-    "The file changed while this page was being read. Start again without a cursor.",
-    { hint: "Call again with the same arguments but no cursor." },
-  );
-}
-
 /** Line mode: the selected lines exactly as stored, or RESPONSE_TOO_LARGE over the ceiling. */
 export async function readLines(ctx: SourceContext, req: ReadLinesRequest): Promise<string> {
   const opened = await openFileConfined(ctx.caller.roots, req.path);
   try {
     const st = await opened.handle.stat({ bigint: true });
     const source = fileByteSource(opened.handle, Number(st.size));
-    const start = await findLineStart(source, req.offset ?? 0, ctx.signal);
+    const start = (await findLineStart(source, req.offset ?? 0, ctx.signal)).byte;
     const maxBytes = req.maxReadTokens * ctx.estimator.maxUnitsPerToken * 3 + 4;
-    const parts: Buffer[] = [];
-    let taken = 0;
-    let position = start;
-    let linesLeft = req.limit ?? Number.POSITIVE_INFINITY;
-    while (position < source.size && linesLeft > 0 && taken <= maxBytes) {
-      ctx.signal?.throwIfAborted();
-      let chunk = await source.read(position, Math.min(1 << 20, maxBytes + 1 - taken));
-      if (chunk.length === 0) break;
-      if (Number.isFinite(linesLeft)) {
-        const cut = afterNthNewline(chunk, linesLeft);
-        if (cut >= 0) {
-          chunk = chunk.subarray(0, cut);
-          linesLeft = 0;
-        } else {
-          linesLeft -= countNewlines(chunk.toString("latin1"));
-        }
-      }
-      parts.push(chunk);
-      taken += chunk.length;
-      position += chunk.length;
-    }
+    const bytes = await readLineRange(ctx, source, start, req.limit, maxBytes);
     const tooLarge = (tokens?: number) =>
       new PagewiseError(
         "RESPONSE_TOO_LARGE",
@@ -132,8 +109,7 @@ export async function readLines(ctx: SourceContext, req: ReadLinesRequest): Prom
           },
         },
       );
-    if (taken > maxBytes) throw tooLarge();
-    const bytes = Buffer.concat(parts);
+    if (bytes === undefined) throw tooLarge();
     let text: string;
     try {
       text = decoder.decode(bytes);
@@ -148,123 +124,196 @@ export async function readLines(ctx: SourceContext, req: ReadLinesRequest): Prom
   }
 }
 
-interface PageBasis {
-  readonly source: ByteSource;
-  readonly version: FileVersion;
-  readonly stat: BigIntStats;
+/** The bytes of `limit` lines from `start` (to the end without a limit); undefined past `maxBytes`. */
+async function readLineRange(
+  ctx: SourceContext,
+  source: ByteSource,
+  start: number,
+  limit: number | undefined,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  const parts: Buffer[] = [];
+  let taken = 0;
+  let position = start;
+  let linesLeft = limit ?? Number.POSITIVE_INFINITY;
+  while (position < source.size && linesLeft > 0 && taken <= maxBytes) {
+    ctx.signal?.throwIfAborted();
+    let chunk = await source.read(position, Math.min(1 << 20, maxBytes + 1 - taken));
+    if (chunk.length === 0) break;
+    if (Number.isFinite(linesLeft)) {
+      const cut = afterNthNewline(chunk, linesLeft);
+      if (cut >= 0) {
+        chunk = chunk.subarray(0, cut);
+        linesLeft = 0;
+      } else {
+        linesLeft -= countNewlines(chunk.toString("latin1"));
+      }
+    }
+    parts.push(chunk);
+    taken += chunk.length;
+    position += chunk.length;
+  }
+  return taken > maxBytes ? undefined : Buffer.concat(parts);
 }
 
-/** Page mode: one JSON page within `maxTokens`, and a cursor to the rest. */
-export async function readPage(ctx: SourceContext, req: ReadPageRequest): Promise<string> {
-  const { caller, codec } = ctx;
-  let state: ReadCursorState | undefined;
-  let target = req.path;
-  if (req.cursor !== undefined) {
-    const decoded = decodeReadCursor(codec, caller.identity, caller.roots, req.cursor);
-    state = decoded.state;
-    await checkCursorFilePath(caller.roots, req.path, decoded.absolute);
-    target = decoded.absolute;
+/** The bytes and version one page is cut from. */
+interface PageBasis {
+  readonly bytes: ByteSource;
+  readonly version: FileVersion;
+  readonly uri: string;
+  readonly ref: FileRef;
+  /** CONTENT_CHANGED unless the file is still the version the page was cut from. */
+  readonly confirm: () => Promise<void>;
+  readonly close: () => Promise<void>;
+}
+
+/** Where a page starts and what range it belongs to. */
+interface PagePlan {
+  readonly position: number;
+  /** 1-based line at `position`, 0 when not known. */
+  readonly line: number;
+  readonly end: ReadEnd;
+  readonly encoding: ReadEncoding;
+  readonly anchor?: { readonly start: number; readonly size: number };
+}
+
+/** The `read` source of page mode; `maxTokens` is the budget parameter with the server's cap. */
+export function createReadSource(maxTokens: PageParam): Source<ReadArgs, ReadState, SourceContext> {
+  return {
+    ...READ_CURSOR,
+    params: [{ ...READ_MAX_TOKENS, ...maxTokens }],
+    conflictWith(args, state) {
+      if (args.offset !== undefined) return "offset";
+      if (args.limit !== undefined) return "limit";
+      if (args.encoding !== undefined && args.encoding !== state.encoding) return "encoding";
+      return undefined;
+    },
+    page: readPage,
+  };
+}
+
+async function readPage(request: PageRequest<ReadArgs, ReadState, SourceContext>): Promise<string> {
+  const { context: ctx, args, state } = request;
+  const maxTokens = request.params.max_tokens!;
+  if (state?.absolute !== undefined) {
+    await checkCursorFilePath(ctx.caller.roots, args.path, state.absolute);
+  } else if (args.path === undefined) {
+    throw new PagewiseError(
+      "INVALID_ARGUMENT",
+      "Give the path of the file to read (or a cursor from a previous page).",
+    );
   }
-  const opened = await openFileConfined(caller.roots, target);
+  const basis = state?.anchor
+    ? await anchoredBasis(ctx, state)
+    : await versionedBasis(ctx, state, args.path);
   try {
-    const file = refOfOpened(caller.roots, opened, state?.file);
-    const basis = await pageBasis(ctx, opened.handle, state);
-    const encoding: ReadEncoding = state?.encoding ?? req.encoding ?? "utf-8";
+    const encoding: ReadEncoding = state?.encoding ?? args.encoding ?? "utf-8";
     if (encoding === "utf-8" && !basis.version.utf8)
-      throw notText(basis.version.firstInvalidByte, req.maxTokens);
-    let position: number;
-    let end: ReadEnd;
-    if (state) {
-      position = state.position;
-      end = state.end;
-      if (position > basis.source.size) throw changedDuringRead();
-    } else {
-      position = req.offset ? await findLineStart(basis.source, req.offset, ctx.signal) : 0;
-      end = req.limit !== undefined ? { kind: "lines", remaining: req.limit } : { kind: "eof" };
-    }
-    const page = await buildPage(ctx, req, basis, {
-      uri: `file://${encodeURI(opened.realPath)}`,
-      file,
-      position,
-      end,
-      encoding,
-      ...(state?.anchor ? { anchor: state.anchor } : {}),
-    });
-    // The identity must not have moved while the page was read (a trusted version is only as good
-    // as the metadata it was trusted under). A range-anchored cursor tolerates appends.
-    const after = await opened.handle.stat({ bigint: true });
-    if (
-      state?.anchor && end.kind === "byte"
-        ? !onlyAppendedBetween(basis.stat, after, end.offset)
-        : identityKey(after) !== identityKey(basis.stat)
-    )
-      throw changedDuringRead();
+      throw notText(basis.version.firstInvalidByte, maxTokens);
+    const plan = await planOf(ctx, basis, state, args, encoding);
+    const page = await buildPage(request, basis, plan);
+    await basis.confirm();
     return page;
   } finally {
-    await opened.handle.close();
+    await basis.close();
   }
 }
 
-async function pageBasis(
+async function planOf(
   ctx: SourceContext,
-  handle: import("node:fs/promises").FileHandle,
-  state: ReadCursorState | undefined,
-): Promise<PageBasis> {
-  const st = await handle.stat({ bigint: true });
-  const size = Number(st.size);
-  if (state?.anchor && state.end.kind === "byte") return anchoredBasis(handle, st, state);
-  let basis: PageBasis;
-  if (FileVersions.isRacy(st) && size <= SNAPSHOT_MAX_BYTES) {
-    const bytes = await readWhole(handle, size);
-    basis = {
-      source: memoryByteSource(bytes),
-      version: FileVersions.versionOfBytes(bytes),
-      stat: st,
+  basis: PageBasis,
+  state: ReadState | undefined,
+  args: ReadArgs,
+  encoding: ReadEncoding,
+): Promise<PagePlan> {
+  if (state) {
+    if (state.position > basis.bytes.size) throw changedWhileReading();
+    return {
+      position: state.position,
+      line: state.line,
+      end: state.end,
+      encoding,
+      ...(state.anchor ? { anchor: state.anchor } : {}),
     };
-  } else {
-    const expect = state ? { digest: state.digest, fingerprint: state.fingerprint } : undefined;
-    const version = await ctx.versions.versionOf(handle, st, expect, ctx.signal);
-    const now = await handle.stat({ bigint: true });
-    basis = { source: fileByteSource(handle, Number(now.size)), version, stat: now };
   }
-  if (state)
-    FileVersions.check(basis.version, { digest: state.digest, fingerprint: state.fingerprint });
-  return basis;
+  const start = args.offset
+    ? await findLineStart(basis.bytes, args.offset, ctx.signal)
+    : { byte: 0, line: 1 };
+  return {
+    position: start.byte,
+    line: start.line,
+    end: args.limit !== undefined ? { kind: "lines", remaining: args.limit } : { kind: "eof" },
+    encoding,
+  };
+}
+
+/** A whole-file version through the shared opener (see versioned-file.ts). */
+async function versionedBasis(
+  ctx: SourceContext,
+  state: ReadState | undefined,
+  path: string | undefined,
+): Promise<PageBasis> {
+  const file = await openVersionedFile(ctx, state?.absolute ?? path, {
+    ...(state ? { expect: state, expectRef: state.file } : {}),
+  });
+  return {
+    bytes: file.bytes,
+    version: file.version,
+    uri: file.uri,
+    ref: file.ref,
+    confirm: () => file.confirmUnchanged(),
+    close: () => file.close(),
+  };
 }
 
 /**
  * The basis of a range-anchored cursor (see range-anchor.ts): the same file (inode), still holding
- * the range, whose bytes hash as when the cursor was issued. Costs O(range), never O(file).
+ * the range, whose bytes hash as when the cursor was issued. Costs O(range), never O(file). A range
+ * longer than RANGE_ANCHOR_FULL_BYTES is hashed only at its ends, so it is trusted only while the
+ * file was not written at all since the cursor was issued (an append could hide a rewrite of its
+ * middle): then any write is CONTENT_CHANGED.
  */
-async function anchoredBasis(
-  handle: import("node:fs/promises").FileHandle,
-  st: BigIntStats,
-  state: ReadCursorState,
-): Promise<PageBasis> {
-  const end = state.end.kind === "byte" ? state.end.offset : 0;
-  const start = state.anchor?.start ?? 0;
-  checkAppendOnly(st, state.fingerprint, Math.max(end, state.anchor?.size ?? 0));
-  const size = Number(st.size);
-  const source = fileByteSource(handle, size);
-  const digest = await rangeDigest(source, start, end, state.digest.length);
-  if (!sameBytes(digest, state.digest)) throw fileRewritten("was rewritten");
-  const version: FileVersion = {
-    version: versionString(digest),
-    digest,
-    fingerprint: state.fingerprint,
-    utf8: true,
-    size,
-  };
-  return { source, version, stat: st };
+async function anchoredBasis(ctx: SourceContext, state: ReadState): Promise<PageBasis> {
+  const opened = await openFileConfined(ctx.caller.roots, state.absolute);
+  const handle = opened.handle;
+  try {
+    const st = await handle.stat({ bigint: true });
+    const end = state.end.kind === "byte" ? state.end.offset : 0;
+    const start = state.anchor?.start ?? 0;
+    checkAppendOnly(st, state.fingerprint, Math.max(end, state.anchor?.size ?? 0));
+    if (
+      end - start > RANGE_ANCHOR_FULL_BYTES &&
+      !sameBytes(writeFingerprint(st), state.fingerprint.subarray(INODE_FINGERPRINT_BYTES))
+    ) {
+      throw fileRewritten("was written to");
+    }
+    const bytes = fileByteSource(handle, Number(st.size));
+    const digest = await rangeDigest(bytes, start, end, state.digest.length);
+    if (!sameBytes(digest, state.digest)) throw fileRewritten("was rewritten");
+    const version: FileVersion = {
+      version: versionString(digest),
+      digest,
+      fingerprint: state.fingerprint,
+      utf8: true,
+      size: Number(st.size),
+    };
+    return {
+      bytes,
+      version,
+      uri: `file://${encodeURI(opened.realPath)}`,
+      ref: state.file,
+      confirm: () => confirmAppendOnly(handle, st, end),
+      close: () => handle.close(),
+    };
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
 }
 
-interface PagePlan {
-  readonly uri: string;
-  readonly file: { rootIndex: number; relPath: string };
-  readonly position: number;
-  readonly end: ReadEnd;
-  readonly encoding: ReadEncoding;
-  readonly anchor?: { readonly start: number; readonly size: number };
+async function confirmAppendOnly(handle: FileHandle, before: BigIntStats, needed: number) {
+  if (!onlyAppendedBetween(before, await handle.stat({ bigint: true }), needed))
+    throw changedWhileReading();
 }
 
 /**
@@ -275,106 +324,154 @@ interface PagePlan {
 const FIRST_WINDOW_UNITS_PER_TOKEN = 8;
 
 async function buildPage(
-  ctx: SourceContext,
-  req: ReadPageRequest,
+  request: PageRequest<ReadArgs, ReadState, SourceContext>,
   basis: PageBasis,
   plan: PagePlan,
 ): Promise<string> {
-  const bound = ctx.estimator.maxUnitsPerToken;
+  const bound = request.context.estimator.maxUnitsPerToken;
   const first = Math.min(bound, FIRST_WINDOW_UNITS_PER_TOKEN);
-  const page = await buildPageWithin(ctx, req, basis, plan, first);
+  const page = await buildPageWithin(request, basis, plan, first);
   if (page.windowFilled && bound > first) {
-    return (await buildPageWithin(ctx, req, basis, plan, bound)).text;
+    return (await buildPageWithin(request, basis, plan, bound)).text;
   }
   return page.text;
 }
 
+/** The bytes a page may be cut from: at most what `unitsPerToken` says the budget can hold. */
+interface Window {
+  readonly bytes: Buffer;
+  /** The window ends where the page's range ends. */
+  readonly reachesEnd: boolean;
+}
+
+async function readWindow(basis: PageBasis, plan: PagePlan, wantBytes: number): Promise<Window> {
+  const size = basis.bytes.size;
+  const endByte = plan.end.kind === "byte" ? Math.min(plan.end.offset, size) : size;
+  let bytes = await basis.bytes.read(
+    plan.position,
+    Math.max(0, Math.min(wantBytes, endByte - plan.position)),
+  );
+  let reachesEnd = plan.position + bytes.length >= endByte;
+  if (plan.end.kind === "lines") {
+    const cut = plan.end.remaining === 0 ? 0 : afterNthNewline(bytes, plan.end.remaining);
+    if (cut >= 0) {
+      bytes = bytes.subarray(0, cut);
+      reachesEnd = true;
+    }
+  }
+  return { bytes, reachesEnd };
+}
+
 async function buildPageWithin(
-  ctx: SourceContext,
-  req: ReadPageRequest,
+  request: PageRequest<ReadArgs, ReadState, SourceContext>,
   basis: PageBasis,
   plan: PagePlan,
   unitsPerToken: number,
 ): Promise<{ text: string; windowFilled: boolean }> {
-  const { estimator, codec, caller } = ctx;
-  const { source, version } = basis;
-  const maxTokens = req.maxTokens;
+  const maxTokens = request.params.max_tokens!;
   const unitsCap = maxTokens * unitsPerToken;
-  // Where the range ends, in bytes, if known up front.
-  const endByte = plan.end.kind === "byte" ? Math.min(plan.end.offset, source.size) : source.size;
   const wantBytes =
     plan.encoding === "utf-8" ? unitsCap * 3 + 4 : Math.ceil((unitsCap * 3) / 4) + 3;
-  let window = await source.read(
-    plan.position,
-    Math.max(0, Math.min(wantBytes, endByte - plan.position)),
-  );
-  let windowReachesEnd = plan.position + window.length >= endByte;
-  if (plan.end.kind === "lines") {
-    const cut = plan.end.remaining === 0 ? 0 : afterNthNewline(window, plan.end.remaining);
-    if (cut >= 0) {
-      window = window.subarray(0, cut);
-      windowReachesEnd = true;
-    }
-  }
+  const window = await readWindow(basis, plan, wantBytes);
+  const render = pageRenderer(request, basis, plan, window.bytes);
+  return plan.encoding === "base64"
+    ? fitBase64(request, window, render)
+    : fitUtf8(request, window, unitsCap, render);
+}
 
-  const pageFor = (content: string, consumedBytes: number, hasMore: boolean): string => {
-    let nextCursor: string | null = null;
+/** Renders the page holding `content`, the first `consumed` bytes of the window. */
+type PageRenderer = (content: string, consumed: number, hasMore: boolean) => string;
+
+function pageRenderer(
+  request: PageRequest<ReadArgs, ReadState, SourceContext>,
+  basis: PageBasis,
+  plan: PagePlan,
+  window: Buffer,
+): PageRenderer {
+  const { version } = basis;
+  const head = `{"uri":${JSON.stringify(basis.uri)},"content":`;
+  const encodingField = plan.encoding === "base64" ? `,"encoding":"base64"` : "";
+  const line = plan.line > 0 ? String(plan.line) : "null";
+  const position = `,"position":{"line":${line},"byte":${plan.position},"size":${basis.bytes.size}}`;
+  const middle = `,"version":${JSON.stringify(version.version)}${position}`;
+  return (content, consumed, hasMore) => {
+    let nextCursor = "null";
     if (hasMore) {
-      const nextEnd: ReadEnd =
+      const newlines = newlinesIn(content, plan.encoding, window, consumed);
+      const end: ReadEnd =
         plan.end.kind === "lines"
-          ? {
-              kind: "lines",
-              remaining:
-                plan.end.remaining - countNewlinesIn(content, plan.encoding, window, consumedBytes),
-            }
+          ? { kind: "lines", remaining: plan.end.remaining - newlines }
           : plan.end;
-      nextCursor = encodeReadCursor(codec, caller.identity, caller.roots, {
-        file: plan.file,
-        digest: version.digest,
-        fingerprint: version.fingerprint,
-        position: plan.position + consumedBytes,
-        encoding: plan.encoding,
-        end: nextEnd,
-        ...(plan.anchor ? { anchor: plan.anchor } : {}),
-      });
-    }
-    const page: Record<string, unknown> = {
-      uri: plan.uri,
-      content,
-      version: version.version,
-      has_more: hasMore,
-      next_cursor: nextCursor,
-    };
-    if (plan.encoding === "base64") page.encoding = "base64";
-    if (req.maxTokensLowered) page.max_tokens = maxTokens;
-    return JSON.stringify(page);
-  };
-
-  if (plan.encoding === "base64") {
-    const available = window.length;
-    const render = (count: number) =>
-      pageFor(
-        window.subarray(0, count).toString("base64"),
-        count,
-        !(count === available && windowReachesEnd),
+      nextCursor = JSON.stringify(
+        request.cursorAt({
+          file: basis.ref,
+          digest: version.digest,
+          fingerprint: version.fingerprint,
+          position: plan.position + consumed,
+          line: plan.line > 0 ? plan.line + newlines : 0,
+          encoding: plan.encoding,
+          end,
+          ...(plan.anchor ? { anchor: plan.anchor } : {}),
+        }),
       );
-    const fitted = fitItemCount(available, maxTokens, estimator, render);
-    if (fitted.amount === 0 && available > 0) {
-      throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one byte of content");
     }
-    if (available === 0 && fitted.tokens > maxTokens)
-      throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");
-    return { text: fitted.text, windowFilled: fitted.amount === available && !windowReachesEnd };
-  }
+    return `${head}${JSON.stringify(content)}${middle},"has_more":${hasMore},"next_cursor":${nextCursor}${encodingField}${request.loweredFields}}`;
+  };
+}
 
-  const complete = windowReachesEnd ? window.length : completeUtf8Length(window, window.length);
+function fitBase64(
+  request: PageRequest<ReadArgs, ReadState, SourceContext>,
+  window: Window,
+  render: PageRenderer,
+): { text: string; windowFilled: boolean } {
+  const { estimator } = request.context;
+  const maxTokens = request.params.max_tokens!;
+  const available = window.bytes.length;
+  const pageOf = (count: number) =>
+    render(
+      window.bytes.subarray(0, count).toString("base64"),
+      count,
+      !(count === available && window.reachesEnd),
+    );
+  const none = { amount: 0, text: pageOf(0), tokens: 0 };
+  const fitted =
+    available === 0
+      ? { ...none, tokens: estimator.count(none.text) }
+      : fitLargest({
+          maxTokens,
+          estimator,
+          best: { ...none, tokens: estimator.count(none.text) },
+          limit: available,
+          render: pageOf,
+          prediction: base64Prediction(window.bytes, estimator),
+        });
+  if (fitted.amount === 0 && available > 0) {
+    throw budgetTooSmall(maxTokens, estimator.count(pageOf(1)), "one byte of content");
+  }
+  if (available === 0 && fitted.tokens > maxTokens)
+    throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");
+  return {
+    text: fitted.text,
+    windowFilled: fitted.amount === available && !window.reachesEnd,
+  };
+}
+
+function fitUtf8(
+  request: PageRequest<ReadArgs, ReadState, SourceContext>,
+  window: Window,
+  unitsCap: number,
+  render: PageRenderer,
+): { text: string; windowFilled: boolean } {
+  const maxTokens = request.params.max_tokens!;
+  const bytes = window.bytes;
+  const complete = window.reachesEnd ? bytes.length : completeUtf8Length(bytes, bytes.length);
   let text: string;
   try {
-    text = decoder.decode(window.subarray(0, complete));
+    text = decoder.decode(bytes.subarray(0, complete));
   } catch {
     throw notText(undefined, maxTokens);
   }
-  let reachesEnd = windowReachesEnd && complete === window.length;
+  let reachesEnd = window.reachesEnd && complete === bytes.length;
   let truncated = false;
   if (text.length > unitsCap) {
     // More text than the budget could ever hold: the page cannot reach the end of the range.
@@ -383,22 +480,35 @@ async function buildPageWithin(
     truncated = true;
   }
   const fullText = text.length;
-  const render = (units: number) => {
+  const pageOf = (units: number) => {
     const content = units === fullText ? text : text.slice(0, units);
-    return pageFor(
-      content,
-      Buffer.byteLength(content, "utf8"),
-      !(units === fullText && reachesEnd),
-    );
+    return render(content, Buffer.byteLength(content, "utf8"), !(units === fullText && reachesEnd));
   };
-  const fitted = fitTextPrefix(text, maxTokens, estimator, render);
+  const fitted = fitTextPrefix(text, maxTokens, request.context.estimator, pageOf);
   // The page took all the text the window held, and there is more: a larger window might fit more.
   const windowFilled =
-    fitted.amount === fullText && !reachesEnd && (truncated || !windowReachesEnd);
+    fitted.amount === fullText && !reachesEnd && (truncated || !window.reachesEnd);
   return { text: fitted.text, windowFilled };
 }
 
-function countNewlinesIn(
+/** Costs of a byte range as it appears base64-encoded: 3 bytes are 4 characters. */
+function base64Prediction(bytes: Buffer, estimator: Estimator): Prediction {
+  const encoded = new TextCosts(bytes.toString("base64"), estimator);
+  const chars = (count: number) => Math.ceil(count / 3) * 4;
+  return {
+    cost: (count) => encoded.cost(chars(count)),
+    largestWithin: (tokens, from, limit) =>
+      Math.max(
+        from,
+        Math.min(
+          limit,
+          Math.floor(encoded.largestWithin(tokens, chars(from), chars(limit)) / 4) * 3,
+        ),
+      ),
+  };
+}
+
+function newlinesIn(
   content: string,
   encoding: ReadEncoding,
   window: Buffer,

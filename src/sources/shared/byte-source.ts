@@ -45,15 +45,22 @@ export async function readWhole(handle: FileHandle, size: number): Promise<Buffe
 
 const NEWLINE = 0x0a;
 
+/** Where a line starts: its byte offset and its 1-based number. */
+export interface LineStart {
+  readonly byte: number;
+  readonly line: number;
+}
+
 /**
- * The byte offset where line `line` (0-based) starts, scanning from `from` in chunks; the file's
- * size when it has fewer lines. Costs O(bytes before that line): line numbers have no index.
+ * Where line `line` (0-based) starts, scanning from the start in chunks: the file's size (and the
+ * number of the line after the last terminator) when it has fewer lines. Costs O(bytes before
+ * that line): line numbers have no index.
  */
 export async function findLineStart(
   source: ByteSource,
   line: number,
   signal?: AbortSignal,
-): Promise<number> {
+): Promise<LineStart> {
   let remaining = line;
   let position = 0;
   while (remaining > 0 && position < source.size) {
@@ -70,7 +77,7 @@ export async function findLineStart(
     }
     position += remaining === 0 ? i : chunk.length;
   }
-  return Math.min(position, source.size);
+  return { byte: Math.min(position, source.size), line: line - remaining + 1 };
 }
 
 /** Index just after the `count`-th newline in `bytes`, or -1 when there are fewer. */

@@ -11,13 +11,13 @@ import {
   openFileConfined,
   type Roots,
   resolveDirectoryConfined,
-} from "../access/index.js";
+} from "../../access/index.js";
 import {
   type ByteReader,
   type ByteWriter,
   PagewiseError,
   VERSION_DIGEST_BYTES,
-} from "../core/index.js";
+} from "../../core/index.js";
 
 const ROOT_HASH_BYTES = 3;
 

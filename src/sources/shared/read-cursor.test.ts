@@ -7,19 +7,33 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Roots } from "../../access/index.js";
-import { ByteWriter, CursorCodec, ephemeralCursorKey } from "../../core/index.js";
-import { writeFileRef } from "../file-ref.js";
 import {
-  decodeReadCursor,
-  encodeReadCursor,
-  READ_TOOL,
-  type ReadCursorState,
-} from "./read-cursor.js";
+  ByteWriter,
+  CursorCodec,
+  decodeSourceCursor,
+  defaultEstimator,
+  encodeSourceCursor,
+  ephemeralCursorKey,
+  FileVersions,
+} from "../../core/index.js";
+import type { SourceContext } from "./context.js";
+import { writeFileRef } from "./file-ref.js";
+import { READ_CURSOR, READ_TOOL, type ReadCursorState } from "./read-cursor.js";
 
 const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-rc-")));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const roots = new Roots([dir]);
 const codec = new CursorCodec({ key: ephemeralCursorKey(), now: () => 1_800_000_000_000 });
+const ctx: SourceContext = {
+  caller: { identity: "me", roots },
+  codec,
+  estimator: defaultEstimator,
+  versions: new FileVersions(),
+};
+const run = { codec, identity: "me", context: ctx };
+const encodeReadCursor = (state: ReadCursorState) =>
+  encodeSourceCursor(READ_CURSOR, run, { max_tokens: 2000 }, state);
+const decodeReadCursor = (cursor: string) => decodeSourceCursor(READ_CURSOR, run, cursor);
 
 function plain(state: ReadCursorState) {
   return { ...state, digest: [...state.digest], fingerprint: [...state.fingerprint] };
@@ -30,25 +44,22 @@ const base: ReadCursorState = {
   digest: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]),
   fingerprint: Uint8Array.from([9, 9, 9, 9, 9, 9]),
   position: 123_456,
+  line: 42,
   encoding: "utf-8",
   end: { kind: "byte", offset: 200_000 },
 };
 
 describe("read cursor payload", () => {
   it("keeps the layout of plain cursors", () => {
-    const w = new ByteWriter();
+    const w = new ByteWriter().u8(1).uint(2000);
     writeFileRef(w, roots, base.file);
-    w.raw(base.digest).bytes(base.fingerprint).uint(base.position).u8(2).uint(200_000);
-    expect(encodeReadCursor(codec, "me", roots, base)).toBe(
-      codec.encode(READ_TOOL, "me", w.finish()),
-    );
-    const decoded = decodeReadCursor(
-      codec,
-      "me",
-      roots,
-      encodeReadCursor(codec, "me", roots, base),
-    );
-    expect(plain(decoded.state)).toEqual(plain(base));
+    w.raw(base.digest).bytes(base.fingerprint).uint(base.position).uint(42).u8(2).uint(200_000);
+    expect(encodeReadCursor(base)).toBe(codec.encode(READ_TOOL, "me", w.finish()));
+    const decoded = decodeReadCursor(encodeReadCursor(base));
+    expect(decoded.params).toEqual([2000]);
+    const { absolute, ...state } = decoded.state;
+    expect(absolute).toBe(path.join(dir, "logs/app.log"));
+    expect(plain(state)).toEqual(plain(base));
     expect(decoded.state.anchor).toBeUndefined();
   });
 
@@ -60,9 +71,10 @@ describe("read cursor payload", () => {
         fingerprint: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]),
         anchor: { start: 100_000, size: 1 << 30 },
       };
-      const cursor = encodeReadCursor(codec, "me", roots, state);
+      const cursor = encodeReadCursor(state);
       expect(cursor.length).toBeLessThanOrEqual(100);
-      expect(plain(decodeReadCursor(codec, "me", roots, cursor).state)).toEqual(plain(state));
+      const { absolute: _, ...back } = decodeReadCursor(cursor).state;
+      expect(plain(back)).toEqual(plain(state));
     }
   });
 });

@@ -1,0 +1,267 @@
+/**
+ * @module
+ * The source contract: what a source of pages declares, and the one pipeline that runs any source.
+ *
+ * A source (a text file, a directory listing, a search, a log tail, a JSON query) turns its
+ * arguments — or a cursor — into one page of JSON text that fits the budget. What every source
+ * needs around that is written here once:
+ *
+ * 1. the cursor is decoded and verified (MAC over tool and caller), its page parameters read;
+ * 2. the cursor's page parameters are merged with the call's (a value passed with the cursor
+ *    overrides it for that page), then lowered to their caps, each lowering reported once;
+ * 3. arguments that a cursor fixes (the query, the range) are checked against it: a different value
+ *    is INVALID_ARGUMENT, the same value is allowed;
+ * 4. the source builds the page (open through access, version, collect, fit, render), and every
+ *    continuation it hands out is encoded by the pipeline with the page's parameters in it, so a
+ *    cursor alone continues with the same budget and limits.
+ *
+ * Cursor layout (inside the codec's signed frame): a byte whose bit i says that page parameter i
+ * differs from its default, the varints of those parameters in the order the source declares
+ * them, then the source's own payload. A parameter left at its default costs no byte.
+ */
+import type { ByteReader, ByteWriter } from "../cursor/bytes.js";
+import { malformedCursor, ByteWriter as Writer } from "../cursor/bytes.js";
+import type { CursorCodec } from "../cursor/codec.js";
+import { PagewiseError } from "../errors.js";
+
+/** A numeric page parameter (budget, items per page, per-item clamp) that cursors carry. */
+export interface PageParam {
+  /** The argument's published name: `max_tokens`, `limit`, `max_items`, … */
+  readonly name: string;
+  /** Applied when neither the call nor its cursor gives a value. */
+  readonly default: number;
+  /** Larger values are lowered to this, and the page says so. */
+  readonly max: number;
+  /** Why the maximum exists, in the note of a lowered value ("the server's cap"). */
+  readonly maxReason?: string;
+}
+
+/** A parameter that was lowered to its maximum on this page. */
+export interface Lowered {
+  readonly name: string;
+  readonly requested: number;
+  readonly applied: number;
+  readonly reason: string;
+}
+
+export interface ResolvedParams {
+  /** The applied value of each parameter, by name. */
+  readonly values: Readonly<Record<string, number>>;
+  readonly lowered: readonly Lowered[];
+}
+
+/**
+ * The applied parameters of one page: the call's value, else the cursor's, else the default;
+ * lowered to the maximum (reported).
+ */
+export function resolvePageParams(
+  specs: readonly PageParam[],
+  given: Readonly<Record<string, number | undefined>>,
+  fromCursor?: readonly (number | undefined)[],
+): ResolvedParams {
+  const values: Record<string, number> = {};
+  const lowered: Lowered[] = [];
+  specs.forEach((spec, i) => {
+    const requested = given[spec.name] ?? fromCursor?.[i] ?? spec.default;
+    if (requested > spec.max) {
+      values[spec.name] = spec.max;
+      lowered.push({
+        name: spec.name,
+        requested,
+        applied: spec.max,
+        reason: spec.maxReason ?? "the maximum",
+      });
+    } else {
+      values[spec.name] = requested;
+    }
+  });
+  return { values, lowered };
+}
+
+/**
+ * The page fields that report lowered parameters, as a JSON fragment to put before a page's closing
+ * brace (`,"max_tokens":25000,"note":"…"`), or "" when nothing was lowered.
+ */
+export function loweredFields(lowered: readonly Lowered[]): string {
+  if (lowered.length === 0) return "";
+  let out = "";
+  for (const l of lowered) out += `,${JSON.stringify(l.name)}:${l.applied}`;
+  const note = lowered
+    .map((l) => `${l.name} ${l.requested} was lowered to ${l.reason} of ${l.applied}.`)
+    .join(" ");
+  return `${out},"note":${JSON.stringify(note)}`;
+}
+
+/** What a source's page builder gets from the pipeline. */
+export interface PageRequest<A, S, C> {
+  /** The call's context (caller, estimator, signal…), as the source's layer defines it. */
+  readonly context: C;
+  readonly args: A;
+  /** The decoded cursor's state, when the call continues from one. */
+  readonly state: S | undefined;
+  /** Applied page parameters by name (`max_tokens`, …). */
+  readonly params: Readonly<Record<string, number>>;
+  /** Fields reporting lowered parameters, to append to the page (see `loweredFields`). */
+  readonly loweredFields: string;
+  /** A continuation cursor at `state`, carrying this page's parameters. */
+  readonly cursorAt: (state: S) => string;
+}
+
+/**
+ * How a tool's cursors are laid out: the page parameters they carry, then a payload. Other sources
+ * may issue cursors of a format that is not their own (a `read` cursor over one long line).
+ */
+export interface CursorFormat<S, C> {
+  /** The tool whose cursors these are (bound into each cursor's MAC). */
+  readonly tool: string;
+  /** The page parameters the cursors carry, in cursor order. */
+  readonly params: readonly PageParam[];
+  /** Reads the payload (after the parameters); must consume it exactly or throw INVALID_CURSOR. */
+  readState(r: ByteReader, context: C): S;
+  writeState(w: ByteWriter, state: S, context: C): void;
+}
+
+/**
+ * A source of pages. Implementations live in `src/sources/<kind>/`; the pipeline (`runSource`)
+ * does everything that is the same for all of them.
+ */
+export interface Source<A, S, C> extends CursorFormat<S, C> {
+  /**
+   * The first argument given with a cursor that disagrees with what the cursor fixes (its query,
+   * range or mode), or undefined. Arguments left out never conflict.
+   */
+  conflictWith(args: A, state: S): string | undefined;
+  /** Builds one page (open, version, collect, fit, render). */
+  page(request: PageRequest<A, S, C>): Promise<string>;
+}
+
+/** Who is calling and how cursors are signed: what the pipeline needs besides the source. */
+export interface SourceRun<C> {
+  readonly codec: CursorCodec;
+  readonly identity: string;
+  readonly context: C;
+}
+
+/** INVALID_ARGUMENT for an argument that disagrees with the cursor it was passed with. */
+export function conflictingArgument(name: string): PagewiseError {
+  return new PagewiseError(
+    "INVALID_ARGUMENT",
+    `The cursor already fixes ${name}; pass the cursor without ${name}, or with the same value.`,
+    { hint: `Leave out ${name} when continuing, or start again without a cursor to change it.` },
+  );
+}
+
+/** Encodes a cursor of `source` at `state` with the page parameters `values`. */
+export function encodeSourceCursor<S, C>(
+  source: CursorFormat<S, C>,
+  run: SourceRun<C>,
+  values: Readonly<Record<string, number>>,
+  state: S,
+): string {
+  const w = new Writer();
+  let mask = 0;
+  const set: number[] = [];
+  source.params.forEach((spec, i) => {
+    const value = values[spec.name] ?? spec.default;
+    if (value !== spec.default) {
+      mask |= 1 << i;
+      set.push(value);
+    }
+  });
+  w.u8(mask);
+  for (const value of set) w.uint(value);
+  source.writeState(w, state, run.context);
+  return run.codec.encode(source.tool, run.identity, w.finish());
+}
+
+/** Decodes a cursor of `source`: its page parameters and its state. Throws INVALID_CURSOR. */
+export function decodeSourceCursor<S, C>(
+  source: CursorFormat<S, C>,
+  run: SourceRun<C>,
+  cursor: string,
+): { params: (number | undefined)[]; state: S } {
+  const r = run.codec.decode(source.tool, run.identity, cursor);
+  const mask = r.u8();
+  if (mask >> source.params.length !== 0) throw malformedCursor();
+  const params = source.params.map((_, i) => (mask & (1 << i) ? r.uint() : undefined));
+  const state = source.readState(r, run.context);
+  r.end();
+  return { params, state };
+}
+
+/**
+ * Runs one call of `source`: decode the cursor, merge and lower the page parameters, check the
+ * arguments against the cursor, build the page.
+ */
+export async function runSource<A, S, C>(
+  source: Source<A, S, C>,
+  run: SourceRun<C>,
+  args: A,
+  cursor: string | undefined,
+  given: Readonly<Record<string, number | undefined>>,
+): Promise<string> {
+  let state: S | undefined;
+  let fromCursor: (number | undefined)[] | undefined;
+  if (cursor !== undefined) {
+    const decoded = decodeSourceCursor(source, run, cursor);
+    state = decoded.state;
+    fromCursor = decoded.params;
+    const conflict = source.conflictWith(args, state);
+    if (conflict !== undefined) throw conflictingArgument(conflict);
+  }
+  const resolved = resolvePageParams(source.params, given, fromCursor);
+  const pageWith = (values: Readonly<Record<string, number>>) =>
+    source.page({
+      context: run.context,
+      args,
+      state,
+      params: values,
+      loweredFields: loweredFields(resolved.lowered),
+      cursorAt: (next) => encodeSourceCursor(source, run, values, next),
+    });
+  try {
+    return await pageWith(resolved.values);
+  } catch (err) {
+    throw await workingMinimum(err, resolved.values, pageWith);
+  }
+}
+
+/** Attempts to confirm that a BUDGET_TOO_SMALL minimum works. */
+const MINIMUM_CONFIRMATIONS = 3;
+
+/**
+ * A page carries its own budget in its cursors, so the page that a budget of `m` produces can
+ * cost a little more or less than the page measured under the failed budget. The minimum that a
+ * BUDGET_TOO_SMALL names is therefore confirmed by building the page with it (and raised until it
+ * works), so that it really is a budget that works.
+ */
+async function workingMinimum(
+  err: unknown,
+  values: Readonly<Record<string, number>>,
+  pageWith: (values: Readonly<Record<string, number>>) => Promise<string>,
+): Promise<unknown> {
+  let failure = err;
+  for (let attempt = 0; attempt < MINIMUM_CONFIRMATIONS; attempt++) {
+    if (!(failure instanceof PagewiseError) || failure.code !== "BUDGET_TOO_SMALL") return failure;
+    const minimum = failure.details.minimum_max_tokens;
+    if (typeof minimum !== "number" || values.max_tokens === undefined) return failure;
+    try {
+      await pageWith({ ...values, max_tokens: minimum });
+      return failure;
+    } catch (next) {
+      if (!(next instanceof PagewiseError) || next.code !== "BUDGET_TOO_SMALL") return failure;
+      const raised = next.details.minimum_max_tokens;
+      if (typeof raised !== "number" || raised <= minimum) return failure;
+      failure = budgetTooSmallAt(failure, raised);
+    }
+  }
+  return failure;
+}
+
+function budgetTooSmallAt(failure: PagewiseError, minimum: number): PagewiseError {
+  return new PagewiseError("BUDGET_TOO_SMALL", failure.message.replace(/\d+\.$/, `${minimum}.`), {
+    ...failure.details,
+    minimum_max_tokens: minimum,
+    retry: { max_tokens: minimum },
+  });
+}
