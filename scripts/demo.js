@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createEstimator } from "../dist/core/index.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -33,7 +33,10 @@ async function main() {
     args: [path.join(repo, "bin/pagewise.js"), "serve", "--root", dir, "--estimator", ESTIMATOR],
     stderr: "ignore",
   });
-  const client = new Client({ name: "pagewise-demo", version: "1.0.0" });
+  const client = new Client(
+    { name: "pagewise-demo", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
   await client.connect(transport);
   const estimator = await createEstimator(ESTIMATOR);
   const call = async (args) => {

@@ -5,10 +5,11 @@
  * 1. Installs Debian's nginx if it is absent (apt-get, as root).
  * 2. Starts three replicas on loopback sharing one --cursor-key-file and one --auth-file, and nginx
  *    with deploy/nginx.conf (ports rewritten; pid, logs and temp files in a temp directory).
- * 3. Kill test: SDK clients (StreamableHTTPClientTransport) page through large files via nginx;
+ * 3. Kill test: SDK v2 clients on protocol 2026-07-28 (StreamableHTTPClientTransport) page through
+ *    large files via nginx;
  *    one replica is SIGKILLed mid-read; every read must complete and rebuild its file exactly.
- * 4. Load run: 100 concurrent clients page through files for a fixed time with plain JSON-RPC
- *    POSTs; reports throughput, p50/p99 latency, errors and each replica's peak RSS (VmHWM).
+ * 4. Load run: 100 concurrent clients page through files for a fixed time with plain 2025-era
+ *    JSON-RPC POSTs; reports throughput, p50/p99 latency, errors and each replica's peak RSS (VmHWM).
  *
  * Options: --duration SECONDS (load run, default 20), --clients N (default 100), --json FILE
  * (write the results as JSON). Exit status 1 when any read failed or was not exact.
@@ -21,8 +22,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = path.join(repo, "bin/pagewise.js");
@@ -178,7 +178,10 @@ async function sdkClient(url, token) {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
-  const client = new Client({ name: "pagewise-test-scale", version: "0.0.0" });
+  const client = new Client(
+    { name: "pagewise-test-scale", version: "0.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
   await client.connect(transport);
   return client;
 }

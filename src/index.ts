@@ -27,8 +27,10 @@
  * See docs/library.md for the whole API and examples/timeline-server for a runnable MCP server.
  */
 
-// Embedding the pagewise server itself: its tools over stdio or HTTP, with a verifier of your own
-// (an OAuth introspection or JWT check in place of the auth file; see docs/http.md).
+// Embedding the pagewise server itself: its tools over stdio
+// (`serveStdio(() => createMcpServer(engine, caller))` from `@modelcontextprotocol/server/stdio`)
+// or HTTP, with a verifier of your own (an OAuth introspection or JWT check in place of the auth
+// file; see docs/http.md). `textResult` builds a tool result with the size hint for long texts.
 export {
   AuthFileVerifier,
   type Caller,
@@ -44,5 +46,7 @@ export {
   type Engine,
   type HttpServerHandle,
   type HttpServerOptions,
+  MAX_RESULT_SIZE_META_KEY,
   startHttpServer,
+  textResult,
 } from "./mcp/index.js";

@@ -5,12 +5,12 @@
  * once in order, clamped bodies read back exactly, and every page fits its budget.
  */
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultEstimator } from "../dist/index.js";
 import { makeTimeline, TIMELINE_SIZE } from "../examples/timeline-server/server.js";
-import { REPO } from "./support/server.js";
+import { REPO, sdkClient } from "./support/server.js";
 
 describe("examples/timeline-server over stdio", () => {
   let client: Client;
@@ -22,8 +22,9 @@ describe("examples/timeline-server over stdio", () => {
       args: [path.join(REPO, "examples/timeline-server/server.js")],
       stderr: "pipe",
     });
-    client = new Client({ name: "timeline-test", version: "0.0.0" });
+    client = sdkClient("2026-07-28");
     await client.connect(transport);
+    expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
   });
   afterAll(async () => {
     await client?.close();

@@ -8,10 +8,9 @@ import { createHash } from "node:crypto";
 import { renameSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, tempDir } from "./support/server.js";
+import { BIN, type ProtocolChoice, sdkClient, tempDir } from "./support/server.js";
 
 const TOKEN_A = "token-a-7f3c9d2e1b";
 const TOKEN_B = "token-b-4a8e6c0f5d";
@@ -56,17 +55,23 @@ function startReplica(args: string[]): Promise<Replica> {
 }
 
 interface Agent {
+  client: Client;
   call(tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; json: any }>;
   close(): Promise<void>;
 }
 
-async function connect(url: string, token?: string): Promise<Agent> {
+async function connect(
+  url: string,
+  token?: string,
+  protocol: ProtocolChoice = "2026-07-28",
+): Promise<Agent> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
   });
-  const client = new Client({ name: "pagewise-http-test", version: "0.0.0" });
+  const client = sdkClient(protocol);
   await client.connect(transport);
   return {
+    client,
     async call(tool, args) {
       const result = (await client.callTool({ name: tool, arguments: args })) as {
         content: Array<{ text: string }>;
@@ -251,6 +256,107 @@ describe("authentication", () => {
       expect(entry.outcome).toMatch(/^(ok|ACCESS_DENIED)$/);
     }
     expect(r1.stderr()).not.toContain("file 3 line");
+  });
+});
+
+describe("protocol versions over HTTP", () => {
+  it("serves a pinned 2026-07-28 client and a 2025-11-25 client the same tools and pages", async () => {
+    const modern = await connect(r1.url, TOKEN_A, "2026-07-28");
+    const legacy = await connect(r2.url, TOKEN_A, "legacy");
+    try {
+      expect(modern.client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      expect(legacy.client.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+      const [a, b] = await Promise.all([modern.client.listTools(), legacy.client.listTools()]);
+      expect(a.tools).toEqual(b.tools);
+      // A cursor from one era continues on the other (and on another replica).
+      const first = await modern.call("read", { path: "f7.txt", max_tokens: 300 });
+      const next = await legacy.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
+      expect(next.isError).toBe(false);
+      expect(first.json.content + next.json.content).toBe(
+        fileText(7).slice(0, first.json.content.length + next.json.content.length),
+      );
+    } finally {
+      await modern.close();
+      await legacy.close();
+    }
+  });
+
+  it("streams progress to a client that asked for it, on both eras", async () => {
+    for (const protocol of ["2026-07-28", "legacy"] as const) {
+      const agent = await connect(r1.url, TOKEN_A, protocol);
+      try {
+        const progress: number[] = [];
+        const result = (await agent.client.callTool(
+          { name: "search", arguments: { pattern: "line 3", max_tokens: 2000 } },
+          { onprogress: (p) => progress.push(p.progress) },
+        )) as { content: Array<{ text: string }>; isError?: boolean };
+        expect(result.isError ?? false).toBe(false);
+        expect(JSON.parse(result.content[0]!.text).items.length).toBeGreaterThan(0);
+        expect(progress.length, protocol).toBeGreaterThan(0);
+      } finally {
+        await agent.close();
+      }
+    }
+  });
+
+  it("names only the caller's own roots in the instructions", async () => {
+    const alice = await connect(r1.url, TOKEN_A);
+    const bob = await connect(r1.url, TOKEN_B, "legacy");
+    try {
+      const forAlice = alice.client.getInstructions() ?? "";
+      expect(forAlice).toContain(rootA);
+      expect(forAlice).toContain(rootA2);
+      expect(forAlice).not.toContain(rootB);
+      const forBob = bob.client.getInstructions() ?? "";
+      expect(forBob).toContain(rootB);
+      expect(forBob).not.toContain(rootA);
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
+  });
+
+  it("answers a 2025-06-18 initialize and call in plain JSON, and refuses batches", async () => {
+    const headers = { ...MCP_HEADERS, authorization: `Bearer ${TOKEN_A}` };
+    const init = await raw(r1.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "0" },
+        },
+      }),
+    });
+    expect(init.status).toBe(200);
+    expect(JSON.parse(init.body).result.protocolVersion).toBe("2025-06-18");
+    const call = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "read", arguments: { path: "f1.txt", max_tokens: 300 } },
+    };
+    const versioned = { ...headers, "mcp-protocol-version": "2025-06-18" };
+    const page = await raw(r1.url, {
+      method: "POST",
+      headers: versioned,
+      body: JSON.stringify(call),
+    });
+    expect(page.status).toBe(200);
+    expect(String(page.headers["content-type"])).toContain("application/json");
+    const text = JSON.parse(page.body).result.content[0].text;
+    expect(JSON.parse(text).content).toBe(fileText(1).slice(0, JSON.parse(text).content.length));
+    const batch = await raw(r1.url, {
+      method: "POST",
+      headers: versioned,
+      body: JSON.stringify(Array.from({ length: 20 }, (_, i) => ({ ...call, id: 10 + i }))),
+    });
+    expect(batch.status).toBe(400);
+    expect(JSON.parse(batch.body).error.code).toBe(-32600);
   });
 });
 

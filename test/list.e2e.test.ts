@@ -131,7 +131,7 @@ describe("list over stdio", () => {
     expect(page.isError, page.text).toBe(false);
     expect(page.json.pagination.limit).toBe(1000);
     expect(page.json.note).toMatch(/5000.*1000/);
-    expect(page.json.max_tokens).toBe(100_000);
+    expect(page.json.max_tokens).toBe(25_000);
   });
 
   it("gives items in code-point order with the contract's fields", async () => {

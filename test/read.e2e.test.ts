@@ -130,7 +130,7 @@ describe("page mode", () => {
   it("lowers a budget above the cap and says so", async () => {
     const page = await server.call("read", { path: "lines.txt", max_tokens: 10 ** 12 });
     expect(page.isError).toBe(false);
-    expect(page.json.max_tokens).toBe(100000);
+    expect(page.json.max_tokens).toBe(25000);
   });
 
   it("rejects bad numbers and cursor + offset with INVALID_ARGUMENT", async () => {

@@ -248,8 +248,11 @@ describe("tail over stdio", () => {
       max_tokens: 10_000_000,
     });
     expect(page.json.limit).toBe(1000);
-    expect(page.json.max_tokens).toBe(100_000);
-    expect(page.json.items.length).toBe(1000);
+    expect(page.json.max_tokens).toBe(25_000);
+    // At the default cap of 25,000 tokens the budget, not the limit, ends this page.
+    expect(page.json.items.length).toBeGreaterThan(100);
+    expect(page.json.items.length).toBeLessThanOrEqual(1000);
+    expect(page.json.has_earlier).toBe(true);
   });
 
   it("CLI: pagewise tail FILE --grep P --before C prints the same JSON pages", async () => {

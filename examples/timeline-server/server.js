@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
 /**
  * A small MCP server of its own that uses pagewise as a library to bound its results.
@@ -12,11 +13,12 @@ import { pathToFileURL } from "node:url";
  *   `body_cursor`.
  * - `timeline_body {cursor, max_tokens?}`: the rest of a clamped body, in budgeted pages.
  *
- * Run: `npm run build && node examples/timeline-server/server.js` (MCP over stdio). Set
- * PAGEWISE_CURSOR_KEY to keep cursors valid across restarts.
+ * Run: `npm run build && node examples/timeline-server/server.js` (MCP over stdio, protocol
+ * 2026-07-28 or 2025-11-25, whichever the client opens with). Set PAGEWISE_CURSOR_KEY to keep
+ * cursors valid across restarts.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import {
   ByteWriter,
   CursorCodec,
@@ -27,6 +29,7 @@ import {
   PagewiseError,
   pageItems,
   pageText,
+  textResult,
 } from "pagewise";
 import { z } from "zod";
 
@@ -100,12 +103,13 @@ export function createTimelineServer({ events = makeTimeline(), key } = {}) {
   };
 
   const server = new McpServer({ name: "timeline-example", version: "0.1.0" });
+  // One text block per result; a long one carries the hint that keeps Claude Code from clipping it.
   const asResult = (fn) => async (args) => {
     try {
-      return { content: [{ type: "text", text: fn(args) }] };
+      return textResult(fn(args), false);
     } catch (err) {
       const error = isPagewiseError(err) ? err : fail("INTERNAL_ERROR", String(err));
-      return { content: [{ type: "text", text: JSON.stringify(error.toJSON()) }], isError: true };
+      return textResult(JSON.stringify(error.toJSON()), true);
     }
   };
 
@@ -115,7 +119,7 @@ export function createTimelineServer({ events = makeTimeline(), key } = {}) {
       title: "Read the timeline, newest first",
       description:
         "Returns {items, has_earlier, earlier_cursor, total}: the newest events that fit max_tokens, oldest first. Pass earlier_cursor as before to page back. A clamped body has truncated: true and a body_cursor for timeline_body.",
-      inputSchema: {
+      inputSchema: z.object({
         before: z.string().optional().describe("earlier_cursor from a previous page."),
         max_tokens: z
           .number()
@@ -136,7 +140,7 @@ export function createTimelineServer({ events = makeTimeline(), key } = {}) {
           .min(1)
           .optional()
           .describe("Clamp bodies to this many characters (default 1000)."),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     asResult(({ before, max_tokens, limit, max_chars_per_item }) => {
@@ -177,7 +181,7 @@ export function createTimelineServer({ events = makeTimeline(), key } = {}) {
       title: "Read the rest of a clamped body",
       description:
         "Returns {id, content, has_more, next_cursor}: the next piece of a body from a body_cursor. Pass next_cursor to continue.",
-      inputSchema: {
+      inputSchema: z.object({
         cursor: z
           .string()
           .describe("body_cursor from timeline_read, or next_cursor from timeline_body."),
@@ -187,7 +191,7 @@ export function createTimelineServer({ events = makeTimeline(), key } = {}) {
           .min(1)
           .optional()
           .describe(`Token budget (default ${DEFAULT_MAX_TOKENS}).`),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     asResult(({ cursor, max_tokens }) => {
@@ -214,7 +218,9 @@ export function createTimelineServer({ events = makeTimeline(), key } = {}) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const server = createTimelineServer();
-  await server.connect(new StdioServerTransport());
+  // One timeline and one cursor key for the process; the SDK builds a server per connection.
+  const events = makeTimeline();
+  const key = process.env.PAGEWISE_CURSOR_KEY ?? randomBytes(32).toString("hex");
+  serveStdio(() => createTimelineServer({ events, key }));
   process.stderr.write(`timeline example serving ${TIMELINE_SIZE} events on stdio\n`);
 }

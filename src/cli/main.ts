@@ -4,7 +4,7 @@
  * the same JSON pages.
  */
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import { Roots } from "../access/index.js";
 import {
@@ -29,7 +29,7 @@ import {
 const COMMON_HELP = `Budget and engine options:
   --estimator NAME          token estimator: ${ESTIMATOR_NAMES.join(", ")} (default: default)
   --default-max-tokens N    budget when a call gives no max_tokens (default 8000)
-  --max-tokens-cap N        largest budget honoured; larger requests are lowered (default 100000)
+  --max-tokens-cap N        largest budget honoured; larger requests are lowered (default 25000)
   --max-read-tokens N       ceiling of read in line mode (default 25000)
   --max-walk-entries N      directory entries one list/search walk may read (default 2000000)
   --search-stall-ms N       stop a search whose regex makes no progress for N ms (default 5000)
@@ -266,16 +266,20 @@ async function serve(argv: string[]): Promise<number> {
   }
   const engine = await engineFrom(values, false);
   const caller = { identity: "anonymous", roots };
-  const server = createMcpServer(engine, () => caller);
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
-  process.stderr.write(
-    `pagewise ${PACKAGE_VERSION} serving MCP on stdio; roots: ${roots.dirs.join(", ")}; estimator: ${engine.estimator.name}${engine.codec ? "" : ""}\n`,
-  );
-  await new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.on("end", () => resolve());
+  // The SDK's stdio entry decides the connection's protocol era (2026-07-28 or 2025) and builds
+  // the instance from this factory.
+  let closed!: () => void;
+  const ended = new Promise<void>((resolve) => {
+    closed = resolve;
   });
+  const stdio = serveStdio(() => createMcpServer(engine, caller), { onerror: () => {} });
+  process.stderr.write(
+    `pagewise ${PACKAGE_VERSION} serving MCP on stdio; roots: ${roots.dirs.join(", ")}; estimator: ${engine.estimator.name}\n`,
+  );
+  process.stdin.on("end", closed);
+  process.stdin.on("close", closed);
+  await ended;
+  await stdio.close().catch(() => {});
   return 0;
 }
 

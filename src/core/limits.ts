@@ -5,8 +5,11 @@
 
 /** Budget applied when a tool is called without `max_tokens` (except `read` in line mode). */
 export const DEFAULT_MAX_TOKENS = 8000;
-/** Largest budget honoured; a larger request is lowered to this and the page says so. */
-export const DEFAULT_MAX_TOKENS_CAP = 100_000;
+/**
+ * Largest budget honoured; a larger request is lowered to this and the page says so. 25,000 is the
+ * largest tool result Claude Code accepts by default (`MAX_MCP_OUTPUT_TOKENS`).
+ */
+export const DEFAULT_MAX_TOKENS_CAP = 25_000;
 /** Ceiling of `read` in line mode, in estimated tokens of the returned text. */
 export const DEFAULT_MAX_READ_TOKENS = 25_000;
 /** How long a cursor stays valid, in hours. */

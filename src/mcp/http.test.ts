@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Roots } from "../access/index.js";
 import { CursorCodec, createEstimator, ephemeralCursorKey } from "../core/index.js";
 import {
@@ -115,6 +115,52 @@ describe("startHttpServer limits", () => {
     expect(texts.some((t) => typeof t.content === "string")).toBe(true);
   });
 
+  it("answers server/discover with 2026-07-28, the tools capability and the caller's roots", async () => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "server/discover",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "server/discover",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    const { result }: any = await response.json();
+    expect(result.supportedVersions).toContain("2026-07-28");
+    expect(result.capabilities).toEqual({ tools: {} });
+    expect(result.instructions).toContain(dir);
+    expect(result.resultType).toBe("complete");
+  });
+
+  it("refuses a JSON-RPC batch whole, so no call in it runs past max_concurrent_scans", async () => {
+    const callsBefore = logs.filter((e) => e.tool !== undefined).length;
+    const calls = Array.from({ length: 3 }, (_, i) => JSON.parse(readCall(100 + i)));
+    const response = await post(JSON.stringify(calls));
+    expect(response.status).toBe(400);
+    const body: any = await response.json();
+    expect(body.error.code).toBe(-32600);
+    expect(body.error.message).toMatch(/batch/);
+    // Nothing was dispatched: no request in the log names a tool, and no slot is held.
+    await vi.waitFor(() => expect(logs.some((e) => e.outcome === "batch_refused")).toBe(true));
+    expect(logs.filter((e) => e.tool !== undefined).length).toBe(callsBefore);
+    const after: any = await (await post(readCall(200))).json();
+    expect(JSON.parse(after.result.content[0].text).content).toMatch(/^0123456789abcdef/);
+    // A batch of one is a batch too.
+    expect((await post(JSON.stringify([calls[0]]))).status).toBe(400);
+  });
+
   it("answers 413 for a body over the limit and 400 for one that is not JSON", async () => {
     expect((await post("x".repeat(5000))).status).toBe(413);
     expect((await post("{nope")).status).toBe(400);
@@ -147,6 +193,36 @@ describe("startHttpServer limits", () => {
       expect(body.result.isError).toBe(true);
       expect(error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
       expect(error.limit).toMatchObject({ name: "request_timeout_ms", limit: 1 });
+      // A 2026-07-28 call gets the same answer, marked as a complete result as that revision wants.
+      const modern = await fetch(slow.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "read",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: {
+            name: "read",
+            arguments: { path: "big.txt", max_tokens: 100_000 },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      });
+      const modernBody: any = await modern.json();
+      expect(modernBody.id).toBe(7);
+      expect(modernBody.result.resultType).toBe("complete");
+      expect(JSON.parse(modernBody.result.content[0].text).error.code).toBe(
+        "RESOURCE_LIMIT_EXCEEDED",
+      );
     } finally {
       await slow.shutdown(100);
     }

@@ -2,16 +2,18 @@
  * @module
  * MCP over Streamable HTTP, stateless, for many agents and many replicas.
  *
- * Every POST to `/mcp` gets a fresh MCP server and a fresh `StreamableHTTPServerTransport` with
- * `sessionIdGenerator: undefined` (the SDK's stateless mode): nothing outlives the request, so any
- * replica that shares the cursor key answers any request, continuations included. The caller is
+ * Every POST to `/mcp` gets a fresh MCP server from the SDK's `createMcpHandler`, which speaks
+ * 2026-07-28 (sessionless, `server/discover`) to clients that ask for it and serves 2025-era
+ * clients (`initialize`) statelessly: nothing outlives the request, so any replica that shares the
+ * cursor key answers any request, continuations included. The caller is
  * resolved from the request's bearer token on every request (never cached per connection), so a
  * revoked root or identity takes effect on the next call.
  *
  * Around the SDK transport this layer adds what the SDK leaves to the host: bearer authentication
  * with RFC 9728 metadata, Host/Origin validation on loopback binds (DNS rebinding), a body size
  * limit, a cap on concurrent tool calls, a per-request timeout, one JSON log line per request, and
- * graceful shutdown. Responses are plain JSON unless the client asked for progress (then SSE).
+ * graceful shutdown. JSON-RPC batches are refused (MCP has none since 2025-06-18), so every tool
+ * call takes its own slot. Responses are plain JSON unless progress is sent (then SSE).
  */
 import {
   createServer,
@@ -20,8 +22,16 @@ import {
   type ServerResponse,
 } from "node:http";
 import { type AddressInfo, isIP } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { toWebRequest } from "@modelcontextprotocol/node";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import { bearerToken, type Caller, type TokenVerifier } from "../access/index.js";
 import { PagewiseError } from "../core/index.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -150,7 +160,15 @@ export class Semaphore {
 interface RpcMessage {
   id?: string | number | null;
   method?: string;
-  params?: { name?: unknown; _meta?: { progressToken?: unknown } };
+  params?: { name?: unknown; _meta?: Record<string, unknown> };
+}
+
+/** What the server factory needs from the request it serves, passed through the SDK's auth info. */
+interface Exchange {
+  readonly caller: Caller;
+  readonly onCall: (record: CallRecord) => void;
+  /** Instances built for this request, closed when it ends. */
+  readonly servers: Server[];
 }
 
 function defaultLog(entry: LogEntry): void {
@@ -161,30 +179,62 @@ function rpcError(code: number, message: string): string {
   return JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
 }
 
-/** The tool result of a call refused or stopped by a limit: the contract's error object. */
-function toolErrorResult(error: PagewiseError) {
+/**
+ * The answer to a request refused or stopped by a limit: for a tool call the contract's error
+ * object as its result, for another request a JSON-RPC error; nothing for a notification.
+ */
+function limitReply(message: RpcMessage, error: PagewiseError): JSONRPCMessage | undefined {
+  if (message.id === undefined || message.id === null || typeof message.method !== "string")
+    return undefined;
+  if (message.method !== "tools/call")
+    return { jsonrpc: "2.0", id: message.id, error: { code: -32000, message: error.message } };
+  // 2026-07-28 requests carry their revision in `_meta`; their results must say `resultType`.
+  const modern = message.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined;
   return {
-    content: [{ type: "text", text: JSON.stringify(error.toJSON()) }],
-    isError: true,
-  };
+    jsonrpc: "2.0",
+    id: message.id,
+    result: {
+      content: [{ type: "text", text: JSON.stringify(error.toJSON()) }],
+      isError: true,
+      ...(modern ? { resultType: "complete" } : {}),
+    },
+  } as JSONRPCMessage;
 }
 
-/** Answers every request in `messages` with `error` (tool calls) or a JSON-RPC error (others). */
-function limitReplies(messages: RpcMessage[], error: PagewiseError): JSONRPCMessage[] {
-  const replies: JSONRPCMessage[] = [];
-  for (const m of messages) {
-    if (m.id === undefined || m.id === null || typeof m.method !== "string") continue;
-    replies.push(
-      m.method === "tools/call"
-        ? ({ jsonrpc: "2.0", id: m.id, result: toolErrorResult(error) } as JSONRPCMessage)
-        : ({
-            jsonrpc: "2.0",
-            id: m.id,
-            error: { code: -32000, message: error.message },
-          } as JSONRPCMessage),
-    );
+/** Writes a web `Response` (JSON or an SSE stream) to the Node response, stopping on `signal`. */
+async function pipeResponse(
+  response: Response,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<void> {
+  if (res.headersSent || res.writableEnded) return;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  // nginx would otherwise buffer an SSE stream (progress) until it ends.
+  if (headers["content-type"]?.startsWith("text/event-stream")) headers["x-accel-buffering"] = "no";
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
   }
-  return replies;
+  try {
+    for await (const chunk of response.body) {
+      if (signal.aborted || res.writableEnded) break;
+      if (!res.write(chunk))
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off("drain", done);
+            signal.removeEventListener("abort", done);
+            resolve();
+          };
+          res.on("drain", done);
+          signal.addEventListener("abort", done, { once: true });
+        });
+    }
+  } catch {
+    // The stream was cancelled (client gone or timeout); the response ends below.
+  }
+  if (!res.writableEnded) res.end();
 }
 
 /**
@@ -210,6 +260,45 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const allowedHostnames =
     loopback || extraHosts.length > 0 ? [...LOOPBACK_HOSTNAMES, ...extraHosts] : undefined;
   const publicBase = options.publicUrl?.replace(/\/+$/, "");
+  const serverFor = (exchange: Exchange): Server => {
+    const instance = createMcpServer(options.engine, exchange.caller, { onCall: exchange.onCall });
+    exchange.servers.push(instance);
+    return instance;
+  };
+  // 2026-07-28 requests (they carry the per-request envelope) go to the SDK's handler, which
+  // builds a server per request from this factory and answers `server/discover`.
+  const modernHandler = createMcpHandler(
+    ({ authInfo }) => {
+      const exchange = authInfo?.extra?.exchange as Exchange | undefined;
+      if (!exchange) throw new Error("request without a resolved caller");
+      return serverFor(exchange);
+    },
+    {
+      legacy: "reject",
+      maxRequestBodySize: maxBodyBytes,
+      onerror: () => {
+        // Protocol-level problems are answered to the client by the SDK; late sends after a
+        // timeout land here and are expected.
+      },
+    },
+  );
+  // 2025-era requests get a server and a stateless transport of their own, as before: plain JSON
+  // unless the call asked for progress (the SDK's own fallback always answers with SSE).
+  const serveLegacy = async (
+    request: Request,
+    parsed: unknown,
+    authInfo: AuthInfo,
+    exchange: Exchange,
+    wantsProgress: boolean,
+  ): Promise<Response> => {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !wantsProgress,
+    });
+    transport.onerror = () => {};
+    await serverFor(exchange).connect(transport);
+    return transport.handleRequest(request, { parsedBody: parsed, authInfo });
+  };
 
   let shuttingDown = false;
   let inFlight = 0;
@@ -385,19 +474,28 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       send(res, 400, rpcError(-32700, "Parse error: the body is not valid JSON."));
       return;
     }
-    const messages = (Array.isArray(parsed) ? parsed : [parsed]).filter(
-      (m): m is RpcMessage => typeof m === "object" && m !== null,
-    );
-    const methods = messages.map((m) => m.method).filter((m) => typeof m === "string");
-    if (methods.length > 0) entry.rpc = methods.join(",");
-    const toolCalls = messages.filter((m) => m.method === "tools/call");
-    if (toolCalls.length > 0)
-      entry.tool = toolCalls.map((m) => String(m.params?.name ?? "?")).join(",");
-    const wantsProgress = toolCalls.some((m) => m.params?._meta?.progressToken !== undefined);
+    if (Array.isArray(parsed)) {
+      // MCP removed JSON-RPC batching in 2025-06-18; a batch would also run many calls in one
+      // scan slot, past --max-concurrent-scans.
+      entry.outcome = "batch_refused";
+      send(
+        res,
+        400,
+        rpcError(
+          -32600,
+          "Invalid Request: JSON-RPC batches are not accepted (MCP removed batching in 2025-06-18); send one request per POST.",
+        ),
+      );
+      return;
+    }
+    const message: RpcMessage = typeof parsed === "object" && parsed !== null ? parsed : {};
+    if (typeof message.method === "string") entry.rpc = message.method;
+    const isToolCall = message.method === "tools/call";
+    if (isToolCall) entry.tool = String(message.params?.name ?? "?");
 
-    // One slot per request that calls tools.
+    // One slot per tool call.
     let holdsSlot = false;
-    if (toolCalls.length > 0) {
+    if (isToolCall) {
       holdsSlot = await scans.acquire(scanQueueMs);
       if (!holdsSlot) {
         entry.outcome = "RESOURCE_LIMIT_EXCEEDED";
@@ -410,8 +508,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
             hint: "Retry the same call after a short pause; nothing was read.",
           },
         );
-        const replies = limitReplies(messages, error);
-        send(res, 200, JSON.stringify(Array.isArray(parsed) ? replies : replies[0]));
+        send(res, 200, JSON.stringify(limitReply(message, error)));
         return;
       }
       if (res.destroyed) {
@@ -420,24 +517,27 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       }
     }
 
-    const records: CallRecord[] = [];
-    let timedOut = false;
-    const mcp = createMcpServer(options.engine, () => caller, {
+    const exchange: Exchange = {
+      caller,
       onCall: (record) => {
         // Arrives before the response is written, so before the log line.
-        records.push(record);
-        if (!timedOut) entry.outcome = records.map((r) => r.outcome).join(",");
+        if (!timedOut) entry.outcome = record.outcome;
       },
-    });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: !wantsProgress,
-    });
-    transport.onerror = () => {
-      // Protocol-level problems are answered to the client by the SDK; late sends after a
-      // timeout land here and are expected.
+      servers: [],
     };
+    let timedOut = false;
+    const abort = new AbortController();
     let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (holdsSlot) scans.release();
+      // Closing the instance aborts any handler still running (its signal), e.g. after a
+      // timeout or when the client went away.
+      abort.abort();
+      for (const instance of exchange.servers) void instance.close().catch(() => {});
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       entry.outcome = "RESOURCE_LIMIT_EXCEEDED";
@@ -450,22 +550,39 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
           hint: "Narrow the call (a smaller max_tokens, a narrower path or glob) and retry.",
         },
       );
-      for (const reply of limitReplies(messages, error)) transport.send(reply).catch(() => {});
+      const reply = limitReply(message, error);
+      if (!res.headersSent) {
+        if (reply) send(res, 200, JSON.stringify(reply));
+        else send(res, 504, rpcError(-32000, error.message));
+      } else if (reply && !res.writableEnded) {
+        // The response is already an SSE stream (progress was sent): the reply is its last event.
+        res.end(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+      } else {
+        res.end();
+      }
+      finish();
     }, requestTimeoutMs);
-    const finish = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (holdsSlot) scans.release();
-      // Closing the server aborts any handler still running (its signal), e.g. after a timeout
-      // or when the client went away.
-      void mcp.close().catch(() => {});
-    };
     res.on("close", finish);
     try {
-      await mcp.connect(transport);
-      await transport.handleRequest(req, res, parsed);
+      const request = await toWebRequest(req, parsed, { signal: abort.signal });
+      const authInfo: AuthInfo = {
+        token: "",
+        clientId: caller.identity,
+        scopes: [],
+        extra: { exchange },
+      };
+      const response = (await isLegacyRequest(request, parsed))
+        ? await serveLegacy(
+            request,
+            parsed,
+            authInfo,
+            exchange,
+            message.params?._meta?.progressToken !== undefined,
+          )
+        : await modernHandler.fetch(request, { authInfo, parsedBody: parsed });
+      if (!timedOut) await pipeResponse(response, res, abort.signal);
     } catch (err) {
+      if (timedOut || abort.signal.aborted) return;
       entry.outcome = "INTERNAL_ERROR";
       log({ time: new Date().toISOString(), event: "error", message: (err as Error).message });
       send(res, 500, rpcError(-32603, "Internal server error."));

@@ -22,7 +22,13 @@ export {
 export {
   type CallerResolver,
   type CallRecord,
+  CLIENT_RESULT_PREVIEW_CHARS,
   createEngine,
   createMcpServer,
   type Engine,
+  instructionsFor,
+  MAX_RESULT_SIZE_CHARS,
+  MAX_RESULT_SIZE_META_KEY,
+  TOOL_LIST,
+  textResult,
 } from "./server.js";

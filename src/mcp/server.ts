@@ -6,17 +6,19 @@
  * It uses the SDK's low-level `Server` rather than `McpServer.registerTool`: McpServer answers a
  * failed argument validation with its own plain-text message, while the contract requires every
  * error, argument errors included, to be the structured `{"error":{code,message,…}}` object.
+ *
+ * One server instance serves one connection (stdio) or one request (HTTP); both entries of the
+ * SDK (`serveStdio`, `createMcpHandler`) build instances from a factory and decide the protocol
+ * era (2025 `initialize` or 2026-07-28 `server/discover`) themselves, so this module is era-blind.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type ServerNotification,
-} from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+} from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { z } from "zod";
 import type { Caller } from "../access/index.js";
 import { type CursorCodec, type Estimator, FileVersions, toPagewiseError } from "../core/index.js";
@@ -35,7 +37,7 @@ export function createEngine(parts: Omit<Engine, "versions">): Engine {
   return { ...parts, versions: new FileVersions() };
 }
 
-/** Called once per request to learn who is calling (stdio: one fixed caller; HTTP: from the token). */
+/** Called once per request to learn who is calling (from the request's auth info). */
 export type CallerResolver = (authInfo: unknown) => Caller;
 
 /** What happened on one call, for request logs. */
@@ -51,81 +53,124 @@ export interface ServerHooks {
 }
 
 /**
- * One validator for every server instance: the HTTP transport builds a server per request, and the
- * SDK would otherwise compile a fresh Ajv for each (it is only used for elicitation, which pagewise
+ * Results whose text is longer than this are saved to a file by Claude Code and replaced by a short
+ * preview, unless the result raises the threshold with `_meta[MAX_RESULT_SIZE_META_KEY]`.
+ */
+export const CLIENT_RESULT_PREVIEW_CHARS = 50_000;
+/** The highest threshold Claude Code honours, in characters. */
+export const MAX_RESULT_SIZE_CHARS = 500_000;
+export const MAX_RESULT_SIZE_META_KEY = "anthropic/maxResultSizeChars";
+
+/**
+ * One validator for every server instance: the HTTP entry builds a server per request, and the
+ * SDK would otherwise build a fresh Ajv for each (it is only used for elicitation, which pagewise
  * never sends).
  */
 const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
-const TOOL_LIST = TOOLS.map((tool) => ({
-  name: tool.name,
-  title: tool.title,
-  description: tool.description,
-  inputSchema: z.toJSONSchema(tool.input, { io: "input" }) as {
-    type: "object";
-    [k: string]: unknown;
-  },
-  annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
-}));
+/**
+ * Every tool as `tools/list` publishes it; built once, in a fixed order (the order of TOOLS). The
+ * schemas are JSON Schema 2020-12, MCP's default dialect, so they leave out `$schema`.
+ */
+export const TOOL_LIST = TOOLS.map((tool) => {
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.input, {
+    io: "input",
+    target: "draft-2020-12",
+  });
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: inputSchema as { type: "object"; [k: string]: unknown },
+    annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
+  };
+});
 
+const BASE_INSTRUCTIONS =
+  "pagewise reads files, directories and large JSON in pages that fit a token budget (8000 tokens by default). Pass next_cursor back to continue; cursors are bound to the content's version.";
+
+/** The server's instructions; with a known caller they name the directories it may read. */
+export function instructionsFor(caller: Caller | undefined): string {
+  if (!caller) return BASE_INSTRUCTIONS;
+  const dirs = caller.roots.dirs;
+  const where =
+    dirs.length === 0
+      ? " This caller may read no directory."
+      : ` Paths are relative to the first root, or absolute inside a root. Roots: ${dirs.join(", ")}.`;
+  return `${BASE_INSTRUCTIONS}${where}`;
+}
+
+/**
+ * Builds one server instance. `caller` is either the fixed caller of this instance (its roots are
+ * then named in the instructions) or a resolver run on every call with the request's auth info.
+ */
 export function createMcpServer(
   engine: Engine,
-  resolveCaller: CallerResolver,
+  caller: Caller | CallerResolver,
   hooks: ServerHooks = {},
 ): Server {
+  const resolveCaller: CallerResolver = typeof caller === "function" ? caller : () => caller;
   const server = new Server(
     { name: "pagewise", version: PACKAGE_VERSION },
     {
       capabilities: { tools: {} },
       jsonSchemaValidator: SHARED_VALIDATOR,
-      instructions:
-        "pagewise reads files, directories and large JSON in pages that fit a token budget. Pass next_cursor back to continue; cursors are bound to the content's version.",
+      instructions: instructionsFor(typeof caller === "function" ? undefined : caller),
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(
-    CallToolRequestSchema,
-    async (request, extra): Promise<CallToolResult> => {
-      const tool = TOOLS.find((t) => t.name === request.params.name);
-      if (!tool)
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      const started = performance.now();
-      let identity = "unknown";
-      try {
-        const caller = resolveCaller(extra.authInfo);
-        identity = caller.identity;
-        const args = parseArgs(tool.input, request.params.arguments);
-        const progressToken = request.params._meta?.progressToken;
-        const text = await tool.run(args, {
-          ...engine,
-          caller,
-          signal: extra.signal,
-          ...(progressToken !== undefined
-            ? { progress: progressReporter(progressToken, extra.sendNotification) }
-            : {}),
-        });
-        hooks.onCall?.({
-          tool: tool.name,
-          identity,
-          durationMs: performance.now() - started,
-          outcome: "ok",
-        });
-        return { content: [{ type: "text", text }] };
-      } catch (err) {
-        const error = toPagewiseError(
-          extra.signal.aborted ? Object.assign(new Error("aborted"), { name: "AbortError" }) : err,
-        );
-        hooks.onCall?.({
-          tool: tool.name,
-          identity,
-          durationMs: performance.now() - started,
-          outcome: error.code,
-        });
-        return { content: [{ type: "text", text: JSON.stringify(error.toJSON()) }], isError: true };
-      }
-    },
-  );
+  server.setRequestHandler("tools/list", async () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+    const tool = TOOLS.find((t) => t.name === request.params.name);
+    if (!tool)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${request.params.name}. Tools: ${TOOLS.map((t) => t.name).join(", ")}.`,
+      );
+    const signal = ctx.mcpReq.signal;
+    const started = performance.now();
+    let identity = "unknown";
+    const record = (outcome: string) =>
+      hooks.onCall?.({
+        tool: tool.name,
+        identity,
+        durationMs: performance.now() - started,
+        outcome,
+      });
+    try {
+      const who = resolveCaller(ctx.http?.authInfo);
+      identity = who.identity;
+      const args = parseArgs(tool.input, request.params.arguments);
+      const progressToken = request.params._meta?.progressToken;
+      const text = await tool.run(args, {
+        ...engine,
+        caller: who,
+        signal,
+        ...(progressToken !== undefined
+          ? { progress: progressReporter(progressToken, (n) => ctx.mcpReq.notify(n)) }
+          : {}),
+      });
+      record("ok");
+      return textResult(text, false);
+    } catch (err) {
+      const error = toPagewiseError(
+        signal.aborted ? Object.assign(new Error("aborted"), { name: "AbortError" }) : err,
+      );
+      record(error.code);
+      return textResult(JSON.stringify(error.toJSON()), true);
+    }
+  });
   return server;
+}
+
+/** The one text block; a long one carries the hint that keeps Claude Code from clipping it. */
+export function textResult(text: string, isError: boolean): CallToolResult {
+  return {
+    content: [{ type: "text", text }],
+    ...(isError ? { isError: true } : {}),
+    ...(text.length > CLIENT_RESULT_PREVIEW_CHARS
+      ? { _meta: { [MAX_RESULT_SIZE_META_KEY]: Math.min(MAX_RESULT_SIZE_CHARS, text.length) } }
+      : {}),
+  };
 }
 
 /** Progress notifications for one request, at most one every 200 ms; failures to send are ignored. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createListSource, DEFAULT_MAX_WALK_ENTRIES } from "../sources/index.js";
 import { budgetParam, runTool, type ToolContext } from "./context.js";
-import { cursorArg, maxTokensArg, wholeNumber } from "./schema.js";
+import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 export const listInput = z
@@ -35,9 +35,14 @@ export const listInput = z
       .optional(),
     limit: wholeNumber(
       1,
+      MAX_COUNT_ARG,
       "Entries per page (default 100, at most 1000; larger is lowered and reported).",
     ).optional(),
-    offset: wholeNumber(0, "Index of the first entry to return (default 0).").optional(),
+    offset: wholeNumber(
+      0,
+      MAX_COUNT_ARG,
+      "Index of the first entry to return (default 0).",
+    ).optional(),
     max_tokens: maxTokensArg,
     cursor: cursorArg,
   })
@@ -47,7 +52,7 @@ export const listTool: ToolDefinition<typeof listInput> = {
   name: "list",
   title: "List a directory in pages",
   description:
-    'List a directory (recursive optional) in pages that fit the token budget. Returns JSON {uri, items:[{path,type,size,mtime}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor, version}. Items are ordered by path (code-point order); path is relative to the listed directory. Continue with next_cursor (stays correct while files are added or deleted) or next_offset. Hidden and .gitignore\'d entries are left out by default; symlinks are listed (type "symlink"), never followed.',
+    "List a directory (recursive optional) in pages that fit the token budget. Returns JSON {uri, items:[{path,type,size,mtime}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor, version}. Items are ordered by path (code-point order); path is relative to the listed directory. Continue with next_cursor (stays correct while files are added or deleted) or next_offset. Hidden and .gitignore'd entries are left out by default; symlinks are listed (type \"symlink\"), never followed. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: listInput,
   async run(args, ctx: ToolContext) {
     const source = createListSource({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PagewiseError } from "../core/index.js";
 import { createReadSource, readLines } from "../sources/index.js";
 import { budgetParam, runTool, type ToolContext } from "./context.js";
-import { cursorArg, maxTokensArg, wholeNumber } from "./schema.js";
+import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 export const readInput = z
@@ -13,8 +13,12 @@ export const readInput = z
         "File to read: relative to the first root, absolute inside a root, or a file:// URI. May be left out with a cursor.",
       )
       .optional(),
-    offset: wholeNumber(0, "First line to return, 0-based.").optional(),
-    limit: wholeNumber(0, "Number of lines to return (default: to the end).").optional(),
+    offset: wholeNumber(0, MAX_COUNT_ARG, "First line to return, 0-based.").optional(),
+    limit: wholeNumber(
+      0,
+      MAX_COUNT_ARG,
+      "Number of lines to return (default: to the end).",
+    ).optional(),
     max_tokens: maxTokensArg,
     cursor: cursorArg,
     encoding: z
@@ -30,7 +34,7 @@ export const readTool: ToolDefinition<typeof readInput> = {
   name: "read",
   title: "Read a text file in pages",
   description:
-    "Read one text file. With max_tokens or cursor (page mode) returns JSON {uri, content, version, has_more, next_cursor}: content fits the budget, pages split anywhere (even inside one huge line) and concatenate to the file exactly; pass next_cursor to continue. If the file changes between pages you get CONTENT_CHANGED, never mixed text. Without max_tokens (line mode) returns the selected lines as plain text, refused with RESPONSE_TOO_LARGE when over the server's ceiling.",
+    "Read one text file. With max_tokens or cursor (page mode) returns JSON {uri, content, version, has_more, next_cursor}: content fits the budget, pages split anywhere (even inside one huge line) and concatenate to the file exactly; pass next_cursor to continue. If the file changes between pages you get CONTENT_CHANGED, never mixed text. Without max_tokens (line mode) returns the selected lines as plain text, refused with RESPONSE_TOO_LARGE when over the server's ceiling. Page-mode budget: 8000 tokens when a cursor comes without max_tokens; max_tokens at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower. Line mode is refused over 25000 tokens by default.",
   input: readInput,
   async run(args, ctx: ToolContext) {
     if (args.path === undefined && args.cursor === undefined) {

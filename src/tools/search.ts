@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_MAX_WALK_ENTRIES, searchPage } from "../sources/index.js";
 import { applyBudget, type ToolContext } from "./context.js";
-import { cursorArg, maxTokensArg, wholeNumber } from "./schema.js";
+import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 export const searchInput = z
@@ -37,15 +37,26 @@ export const searchInput = z
       .boolean()
       .describe("Skip what .gitignore files ignore (default true).")
       .optional(),
-    context: wholeNumber(0, "Lines of context before and after each match, 0-10 (default 0).")
-      .refine((n) => n <= 10, { message: "must be at most 10" })
-      .optional(),
+    context: wholeNumber(
+      0,
+      10,
+      "Lines of context before and after each match, 0-10 (default 0).",
+    ).optional(),
     max_chars_per_match: wholeNumber(
       1,
+      MAX_COUNT_ARG,
       "Longer match lines are clamped around the match (truncated: true, with a line_cursor for read). Default 400.",
     ).optional(),
-    limit: wholeNumber(1, "Matches per page (default 100, at most 1000).").optional(),
-    offset: wholeNumber(0, "Index of the first match to return (default 0).").optional(),
+    limit: wholeNumber(
+      1,
+      MAX_COUNT_ARG,
+      "Matches per page (default 100, at most 1000).",
+    ).optional(),
+    offset: wholeNumber(
+      0,
+      MAX_COUNT_ARG,
+      "Index of the first match to return (default 0).",
+    ).optional(),
     max_tokens: maxTokensArg,
     cursor: cursorArg,
   })
@@ -55,7 +66,7 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
   name: "search",
   title: "Search file contents in pages",
   description:
-    "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line.",
+    "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: searchInput,
   async run(args, ctx: ToolContext) {
     const budget = applyBudget(args.max_tokens, ctx.settings);

@@ -1,13 +1,14 @@
 /**
- * Test support: the real pagewise server over stdio, driven by the SDK's own client, as an agent
- * would drive it. Requires `npm run build` (done by `npm test`).
+ * Test support: the real pagewise server over stdio, driven by the official SDK v2 client, as an
+ * agent would drive it — on protocol 2026-07-28 unless a test asks for the 2025 handshake.
+ * Requires `npm run build` (done by `npm test`).
  */
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = path.join(REPO, "bin/pagewise.js");
@@ -30,9 +31,21 @@ export interface ServerHandle {
   stderr(): string;
 }
 
+/** How the client opens: pinned to 2026-07-28 (no `initialize`) or the 2025 `initialize` handshake. */
+export type ProtocolChoice = "2026-07-28" | "legacy";
+
+/** A v2 client that speaks `protocol` (pinned, never falling back). */
+export function sdkClient(protocol: ProtocolChoice = "2026-07-28"): Client {
+  return new Client(
+    { name: "pagewise-test", version: "0.0.0" },
+    { versionNegotiation: { mode: protocol === "legacy" ? "legacy" : { pin: protocol } } },
+  );
+}
+
 export async function startServer(
   args: string[],
   env: Record<string, string> = {},
+  protocol: ProtocolChoice = "2026-07-28",
 ): Promise<ServerHandle> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -44,7 +57,7 @@ export async function startServer(
   transport.stderr?.on("data", (chunk) => {
     stderr += chunk.toString();
   });
-  const client = new Client({ name: "pagewise-test", version: "0.0.0" });
+  const client = sdkClient(protocol);
   await client.connect(transport);
   return {
     client,
