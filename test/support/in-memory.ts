@@ -1,10 +1,9 @@
 /**
  * Test support: the pagewise MCP server built from `src/` and driven by the SDK's own client over
- * the SDK's in-memory transport — the whole protocol path without a process or a build, so suites
+ * the SDK v2's in-memory transport — the whole protocol path without a process or a build, so suites
  * that make hundreds of calls stay fast. One stdio smoke test per transport stays in the e2e tests.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { Roots } from "../../src/access/index.js";
 import {
   CursorCodec,
@@ -16,7 +15,7 @@ import {
 } from "../../src/core/index.js";
 import { createEngine, createMcpServer } from "../../src/mcp/index.js";
 import type { ToolSettings } from "../../src/tools/index.js";
-import type { ServerHandle, ToolOutcome } from "./server.js";
+import { type ServerHandle, sdkClient, type ToolOutcome } from "./server.js";
 
 export interface InMemoryServer extends ServerHandle {
   readonly estimator: Estimator;
@@ -51,7 +50,9 @@ export async function startInMemory(
   const server = createMcpServer(engine, () => caller);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const client = new Client({ name: "pagewise-conformance", version: "0.0.0" });
+  // A connected server instance speaks the 2025 handshake; the 2026-07-28 paths are covered by
+  // the stdio and HTTP end-to-end tests.
+  const client = sdkClient("legacy");
   await client.connect(clientSide);
   return {
     client,
