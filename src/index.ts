@@ -44,5 +44,6 @@ export {
   type Engine,
   type HttpServerHandle,
   type HttpServerOptions,
+  runHttpServer,
   startHttpServer,
 } from "./mcp/index.js";
