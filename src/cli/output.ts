@@ -160,13 +160,28 @@ function displayPath(baseUri: string, relative: string, cwd: string | undefined)
 // biome-ignore lint/suspicious/noExplicitAny: pages are the tools' JSON, read field by field
 type Page = any;
 
+/** Arguments that shape every page and that a cursor does not carry, so the next command repeats them. */
+const PAGE_SHAPE: Record<TerminalCommand, readonly string[]> = {
+  read: ["max_tokens"], // read's limit is a line range, fixed by the cursor
+  list: ["max_tokens", "limit"],
+  search: ["max_tokens", "limit", "max_chars_per_match"],
+  tail: ["max_tokens", "limit", "max_chars_per_item"],
+  json: ["max_tokens", "max_items"],
+};
+
+/** The arguments of the command for the next page: its cursor and this page's shape. */
+function nextArgs(inv: Invocation, cursor: Record<string, unknown>): Record<string, unknown> {
+  const args: Record<string, unknown> = { ...cursor };
+  for (const name of PAGE_SHAPE[inv.command]) args[name] = inv.args[name];
+  return args;
+}
+
 function renderRead(inv: Invocation, page: Page): RawOutput {
   const stdout =
     inv.args.encoding === "base64" ? Buffer.from(page.content, "base64") : String(page.content);
   const stderr: string[] = [];
   if (page.has_more && page.next_cursor) {
-    const next = { cursor: page.next_cursor, max_tokens: inv.args.max_tokens };
-    stderr.push(`next page: ${commandLine(inv, next)}`);
+    stderr.push(`next page: ${commandLine(inv, nextArgs(inv, { cursor: page.next_cursor }))}`);
   }
   return { stdout, stderr };
 }
@@ -178,7 +193,7 @@ function renderList(inv: Invocation, page: Page, cwd: string | undefined): RawOu
   const stderr: string[] = [];
   if (page.next_cursor) {
     const p = page.pagination ?? {};
-    const next = { cursor: page.next_cursor, max_tokens: inv.args.max_tokens };
+    const next = nextArgs(inv, { cursor: page.next_cursor });
     stderr.push(
       `${p.offset + lines.length} shown${p.total !== undefined ? ` of ${p.total}` : ""}; next page: ${commandLine(inv, next)}`,
     );
@@ -205,7 +220,7 @@ function renderSearch(inv: Invocation, page: Page, cwd: string | undefined): Raw
   const stderr: string[] = [];
   if (p.total === 0) stderr.push("no matches");
   if (page.next_cursor) {
-    const next = { cursor: page.next_cursor, max_tokens: inv.args.max_tokens };
+    const next = nextArgs(inv, { cursor: page.next_cursor });
     stderr.push(
       `matches ${p.offset + 1}-${p.offset + page.items.length} of ${p.total}; next page: ${commandLine(inv, next)}`,
     );
@@ -216,14 +231,13 @@ function renderSearch(inv: Invocation, page: Page, cwd: string | undefined): Raw
 function renderTail(inv: Invocation, page: Page): RawOutput {
   const lines = (page.items as Page[]).map((item) => `${item.text}${item.truncated ? " …" : ""}`);
   const stderr: string[] = [];
-  const budget = { max_tokens: inv.args.max_tokens };
   if (page.has_earlier && page.earlier_cursor) {
-    stderr.push(`earlier records: ${commandLine(inv, { before: page.earlier_cursor, ...budget })}`);
+    const earlier = nextArgs(inv, { before: page.earlier_cursor });
+    stderr.push(`earlier records: ${commandLine(inv, earlier)}`);
   }
   if (page.later_cursor) {
-    stderr.push(
-      `records added later: ${commandLine(inv, { after: page.later_cursor, ...budget })}`,
-    );
+    const later = nextArgs(inv, { after: page.later_cursor });
+    stderr.push(`records added later: ${commandLine(inv, later)}`);
   }
   return { stdout: lines.map((l) => `${l}\n`).join(""), stderr };
 }
