@@ -64,9 +64,13 @@ const POSITIONAL_NAMES: Record<string, string> = {
 /** The flag that sets tool argument `arg` in `command`, spelled for a message. */
 function flagOf(command: TerminalCommand, arg: string): string | undefined {
   if (COMMANDS[command].positionals.includes(arg)) return POSITIONAL_NAMES[arg];
-  const option = OPTIONS.find(
-    (o) => o.arg === arg && o.commands.includes(command) && !o.hidden && o.sets === undefined,
-  );
+  const candidates = OPTIONS.filter((o) => o.arg === arg && o.commands.includes(command));
+  // The flag that takes the argument's value, visible if possible (`--respect-gitignore` is hidden
+  // behind `--no-respect-gitignore` but still a real flag).
+  const option =
+    candidates.find((o) => o.sets === undefined && !o.hidden) ??
+    candidates.find((o) => o.sets === undefined) ??
+    candidates[0];
   return option ? `--${option.flag}` : undefined;
 }
 
