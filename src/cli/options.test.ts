@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -5,6 +6,7 @@ import { TOOLS } from "../tools/index.js";
 import {
   COMMANDS,
   commandHelp,
+  EXIT_STATUSES,
   mainHelp,
   OPTIONS,
   optionsOf,
@@ -71,6 +73,13 @@ describe("the option table", () => {
       for (const line of help.split("\n")) expect(line.length, line).toBeLessThanOrEqual(100);
     }
     expect(mainHelp("9.9.9")).toContain("pagewise 9.9.9");
+  });
+
+  it("the README documents every environment variable and exit status", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    for (const option of OPTIONS) if (option.env) expect(readme).toContain(`\`${option.env}\``);
+    for (const [status] of EXIT_STATUSES)
+      expect(readme).toMatch(new RegExp(`^\\| ${status} \\|`, "m"));
   });
 
   it("every environment variable belongs to one flag", () => {
