@@ -51,6 +51,22 @@ export interface CliOption {
 
 const N = "N";
 
+/** What each JSON engine limit bounds, with its default (src/json/limits.ts). */
+const JSON_LIMIT_HELP: Record<string, string> = {
+  "json-max-depth": "nesting of objects and arrays (default: 1000)",
+  "json-max-string-bytes": "bytes of one string or member name (default: 16 MiB)",
+  "json-max-number-bytes": "bytes of one number as spelled (default: 1024)",
+  "json-max-record-bytes": "bytes of one JSONL line or JSON-seq record (default: 64 MiB)",
+  "json-max-object-members": "members of one object (default: 1000000)",
+  "json-max-buffered-matches":
+    "matches held back to return them in document order (default: 100000)",
+  "json-max-filter-value-bytes": "bytes of one value a filter evaluates (default: 4 MiB)",
+  "json-max-query-threads": "partial matches alive at once (default: 100000)",
+  "json-max-regex-states": "size of a compiled match()/search() regex (default: 10000)",
+  "json-max-regex-input-chars": "characters of one string match()/search() tests (default: 100000)",
+  "json-probe-bytes": 'bytes json_open validates with validation "probe" (default: 4 MiB)',
+};
+
 const ENGINE: CliOption[] = [
   {
     flag: "root",
@@ -154,7 +170,7 @@ const ENGINE: CliOption[] = [
     (flag): CliOption => ({
       flag,
       value: N,
-      help: `limit ${flag.replace(/^json-/, "").replaceAll("-", " ")}`,
+      help: JSON_LIMIT_HELP[flag] ?? flag,
       commands: ["serve", "json"],
       section: "json",
     }),
@@ -259,7 +275,7 @@ const TOOL_ARGS: CliOption[] = [
     flag: "type",
     value: "T",
     arg: "type",
-    help: "file, dir or any",
+    help: "file, directory or any",
     defaultText: "any",
   }),
   cmd(["list", "search"], {
@@ -279,19 +295,24 @@ const TOOL_ARGS: CliOption[] = [
     hidden: true,
     help: "leave out what .gitignore files ignore (the default)",
   }),
-  cmd(["list", "search"], {
-    flag: "limit",
-    value: N,
-    arg: "limit",
-    help: "entries (list) or matches (search) per page, at most 1000",
-    defaultText: "100",
-  }),
-  cmd(["list", "search"], {
-    flag: "offset",
-    value: N,
-    arg: "offset",
-    help: "index of the first entry or match",
-    defaultText: "0",
+  ...(["list", "search"] as const).flatMap((command) => {
+    const unit = command === "list" ? "entries" : "matches";
+    return [
+      cmd([command], {
+        flag: "limit",
+        value: N,
+        arg: "limit",
+        help: `${unit} per page, at most 1000`,
+        defaultText: "100",
+      }),
+      cmd([command], {
+        flag: "offset",
+        value: N,
+        arg: "offset",
+        help: `${unit} to skip`,
+        defaultText: "0",
+      }),
+    ];
   }),
   cmd(["search"], {
     flag: "literal",

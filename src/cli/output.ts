@@ -192,7 +192,7 @@ function renderRead(inv: Invocation, page: Page): RawOutput {
 
 function renderList(inv: Invocation, page: Page, cwd: string | undefined): RawOutput {
   const lines = (page.items as { path: string; type: string }[]).map(
-    (item) => `${displayPath(page.uri, item.path, cwd)}${item.type === "dir" ? "/" : ""}`,
+    (item) => `${displayPath(page.uri, item.path, cwd)}${item.type === "directory" ? "/" : ""}`,
   );
   const stderr: string[] = [];
   if (page.next_cursor) {
