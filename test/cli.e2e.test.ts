@@ -108,6 +108,23 @@ describe("any path from any directory", () => {
     expect(rebuilt).toBe(text);
   }, 180_000);
 
+  it("a file too large to print whole: its first page with --raw, RESPONSE_TOO_LARGE with --json", () => {
+    const big = path.join(dir, "big.txt");
+    const content = Array.from({ length: 40_000 }, (_, i) => `${i}`).join("\n");
+    writeFileSync(big, content);
+    const raw = pagewise(["read", big, "--raw"]);
+    expect(raw.status).toBe(0);
+    expect(raw.stdout.length).toBeGreaterThan(0);
+    expect(content.startsWith(raw.stdout)).toBe(true);
+    expect(followUp(raw.stderr, "next page:")).toContain("--max-tokens");
+    const json = pagewise(["read", big, "--json"]);
+    expect(json.status).toBe(1);
+    const { error } = JSON.parse(json.stderr);
+    expect(error.code).toBe("RESPONSE_TOO_LARGE");
+    expect(error.message).not.toContain("max_tokens");
+    expect(error.retry_command).toContain("--max-tokens");
+  });
+
   it("a missing file outside the current directory is NOT_FOUND (3), not ACCESS_DENIED", () => {
     const run = pagewise(["read", path.join(dir, "nope", "missing.txt"), "--raw"]);
     expect(run.status).toBe(3);

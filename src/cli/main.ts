@@ -373,7 +373,20 @@ async function runTerminal(command: TerminalCommand, argv: string[]): Promise<nu
   };
   let text: string;
   try {
-    text = await tool.run(parseToolArgs(tool.input, args), ctx);
+    try {
+      text = await tool.run(parseToolArgs(tool.input, args), ctx);
+    } catch (err) {
+      // A person who runs `pagewise read FILE` on a terminal gets the first page of a file too
+      // large to print whole, and the command for the next one; JSON output keeps the tool's answer.
+      const firstPage = raw && command === "read" && args.max_tokens === undefined;
+      if (!(firstPage && err instanceof PagewiseError && err.code === "RESPONSE_TOO_LARGE"))
+        throw err;
+      args.max_tokens = engine.settings.defaultMaxTokens;
+      process.stderr.write(
+        `pagewise: the file is larger than --max-read-tokens; its first page of ${args.max_tokens} tokens:\n`,
+      );
+      text = await tool.run(parseToolArgs(tool.input, args), ctx);
+    }
   } catch (err) {
     const error = err instanceof PagewiseError ? err : toPagewiseError(err);
     const body = (error.toJSON() as { error: Parameters<typeof renderError>[1] }).error;

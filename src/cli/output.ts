@@ -102,7 +102,8 @@ export function translateMessage(command: TerminalCommand, message: string): str
       (_w, tool: string) => `${TOOL_NAMES[tool]}`,
     )
     .replace("the directories this server may read", "the --root directories")
-    .replace("relative to the server's root", "relative to --root");
+    .replace("relative to the server's root", "relative to --root")
+    .replace("with offset/limit", "with --offset/--limit");
 }
 
 interface ErrorBody {
