@@ -83,9 +83,16 @@ describe("the option table", () => {
   });
 
   it("every environment variable belongs to one flag", () => {
-    const envs = OPTIONS.flatMap((o) => (o.env ? [o.env] : []));
-    expect(new Set(envs).size).toBe(envs.length);
-    expect(envs).toEqual(expect.arrayContaining(["PAGEWISE_ROOTS", "PAGEWISE_ESTIMATOR"]));
+    const flagsOf = new Map<string, Set<string>>();
+    for (const o of OPTIONS) {
+      if (o.env) flagsOf.set(o.env, (flagsOf.get(o.env) ?? new Set()).add(o.flag));
+    }
+    for (const [env, flags] of flagsOf) expect(flags.size, env).toBe(1);
+    expect([...flagsOf.keys()]).toEqual(
+      expect.arrayContaining(["PAGEWISE_ROOTS", "PAGEWISE_ESTIMATOR"]),
+    );
+    const help = mainHelp("0.0.0");
+    for (const env of flagsOf.keys()) expect(help.split(env).length - 1, env).toBe(1);
   });
 });
 

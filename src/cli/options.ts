@@ -113,16 +113,22 @@ const ENGINE: CliOption[] = [
     commands: ALL,
     section: "budget",
   },
-  {
-    flag: "cursor-key-file",
-    value: "FILE",
-    help: "secret (≥ 16 bytes) that signs cursors; PAGEWISE_CURSOR_KEY holds the secret itself",
-    defaultText:
-      "serve: a random key per process; terminal commands: ~/.config/pagewise/cursor.key",
-    env: "PAGEWISE_CURSOR_KEY_FILE",
-    commands: ALL,
-    section: "budget",
-  },
+  ...(
+    [
+      [["serve"], "a random key per process, so cursors die with it"],
+      [TERMINAL, "~/.config/pagewise/cursor.key, made on first use"],
+    ] as const
+  ).map(
+    ([commands, defaultText]): CliOption => ({
+      flag: "cursor-key-file",
+      value: "FILE",
+      help: "secret (≥ 16 bytes) that signs cursors; PAGEWISE_CURSOR_KEY holds the secret itself",
+      defaultText,
+      env: "PAGEWISE_CURSOR_KEY_FILE",
+      commands,
+      section: "budget",
+    }),
+  ),
   {
     flag: "max-read-tokens",
     value: N,
@@ -606,9 +612,14 @@ export function mainHelp(version: string): string {
   const commands = (Object.keys(COMMANDS) as CommandName[]).map(
     (c) => `  ${COMMANDS[c].usage.padEnd(46)}${COMMANDS[c].summary}`,
   );
-  const env = OPTIONS.filter((o) => o.env !== undefined).map(
-    (o) => `  ${o.env!.padEnd(30)}--${o.flag}`,
-  );
+  const env = [
+    ...new Map(
+      OPTIONS.filter((o) => o.env !== undefined).map((o) => [
+        o.env!,
+        `--${o.flag}${o.commands.length === 1 ? ` (${o.commands[0]} only)` : ""}`,
+      ]),
+    ),
+  ].map(([name, flag]) => `  ${name.padEnd(30)}${flag}`);
   return [
     `pagewise ${version}: read content of any size in pages that fit a token budget.`,
     "",
