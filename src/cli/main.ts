@@ -18,7 +18,12 @@ import {
   toPagewiseError,
 } from "../core/index.js";
 import { createEngine, createMcpServer, runHttpServer } from "../mcp/index.js";
-import { parseArgs as parseToolArgs, TOOLS, type ToolContext } from "../tools/index.js";
+import {
+  parseArgs as parseToolArgs,
+  TOOLS,
+  type ToolContext,
+  type ToolDefinition,
+} from "../tools/index.js";
 import { PACKAGE_VERSION } from "../version.js";
 import {
   COMMANDS,
@@ -31,7 +36,7 @@ import {
   TERMINAL_COMMANDS,
   type TerminalCommand,
 } from "./options.js";
-import { type Invocation, renderError, renderRaw } from "./output.js";
+import { type Invocation, type RawOutput, renderError, renderRaw } from "./output.js";
 import { progressLine } from "./progress.js";
 import {
   httpSettingsFrom,
@@ -333,6 +338,49 @@ function checkJsonArgs(args: Record<string, unknown>): void {
 }
 
 /**
+ * The tool's text. A person who runs `pagewise read FILE` on a terminal gets the first page of a
+ * file too large to print whole (and the command for the next); JSON output keeps the tool's answer.
+ */
+async function runToolFor(
+  inv: Invocation,
+  // biome-ignore lint/suspicious/noExplicitAny: one of the heterogeneous tool definitions
+  tool: ToolDefinition<any>,
+  ctx: ToolContext,
+  raw: boolean,
+): Promise<string> {
+  const { args } = inv as { args: Record<string, unknown> };
+  try {
+    return await tool.run(parseToolArgs(tool.input, args), ctx);
+  } catch (err) {
+    const firstPage = raw && inv.command === "read" && args.max_tokens === undefined;
+    if (!(firstPage && err instanceof PagewiseError && err.code === "RESPONSE_TOO_LARGE"))
+      throw err;
+    args.max_tokens = ctx.settings.defaultMaxTokens;
+    process.stderr.write(
+      `pagewise: the file is larger than --max-read-tokens; its first page of ${args.max_tokens} tokens:\n`,
+    );
+    return tool.run(parseToolArgs(tool.input, args), ctx);
+  }
+}
+
+/** The content (or the tool's text as is) on stdout; notes and follow-up commands on stderr. */
+function writeOutput(rendered: RawOutput | undefined, text: string): void {
+  if (!rendered) {
+    process.stdout.write(text.endsWith("\n") || !text.startsWith("{") ? text : `${text}\n`);
+    return;
+  }
+  process.stdout.write(rendered.stdout);
+  if (rendered.stderr.length === 0) return;
+  // On a shared terminal, keep the notes off the last content line.
+  const out = rendered.stdout;
+  const endsOpen =
+    out.length > 0 && !(typeof out === "string" ? out.endsWith("\n") : out.at(-1) === 0x0a);
+  process.stderr.write(
+    `${endsOpen && process.stdout.isTTY ? "\n" : ""}${rendered.stderr.join("\n")}\n`,
+  );
+}
+
+/**
  * Terminal commands: the tool's arguments from the option table, the tool's text, and the content
  * itself (`--raw`) or the JSON page (`--json`) on stdout.
  */
@@ -373,20 +421,7 @@ async function runTerminal(command: TerminalCommand, argv: string[]): Promise<nu
   };
   let text: string;
   try {
-    try {
-      text = await tool.run(parseToolArgs(tool.input, args), ctx);
-    } catch (err) {
-      // A person who runs `pagewise read FILE` on a terminal gets the first page of a file too
-      // large to print whole, and the command for the next one; JSON output keeps the tool's answer.
-      const firstPage = raw && command === "read" && args.max_tokens === undefined;
-      if (!(firstPage && err instanceof PagewiseError && err.code === "RESPONSE_TOO_LARGE"))
-        throw err;
-      args.max_tokens = engine.settings.defaultMaxTokens;
-      process.stderr.write(
-        `pagewise: the file is larger than --max-read-tokens; its first page of ${args.max_tokens} tokens:\n`,
-      );
-      text = await tool.run(parseToolArgs(tool.input, args), ctx);
-    }
+    text = await runToolFor(inv, tool, ctx, raw);
   } catch (err) {
     const error = err instanceof PagewiseError ? err : toPagewiseError(err);
     const body = (error.toJSON() as { error: Parameters<typeof renderError>[1] }).error;
@@ -395,20 +430,6 @@ async function runTerminal(command: TerminalCommand, argv: string[]): Promise<nu
   } finally {
     progress?.done();
   }
-  const rendered = raw ? renderRaw(inv, text, process.cwd()) : undefined;
-  if (!rendered) {
-    process.stdout.write(text.endsWith("\n") || !text.startsWith("{") ? text : `${text}\n`);
-    return 0;
-  }
-  process.stdout.write(rendered.stdout);
-  if (rendered.stderr.length > 0) {
-    // On a shared terminal, keep the notes off the last content line.
-    const out = rendered.stdout;
-    const endsOpen =
-      out.length > 0 && !(typeof out === "string" ? out.endsWith("\n") : out.at(-1) === 0x0a);
-    process.stderr.write(
-      `${endsOpen && process.stdout.isTTY ? "\n" : ""}${rendered.stderr.join("\n")}\n`,
-    );
-  }
+  writeOutput(raw ? renderRaw(inv, text, process.cwd()) : undefined, text);
   return 0;
 }
