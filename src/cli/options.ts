@@ -98,7 +98,7 @@ const ENGINE: CliOption[] = [
   {
     flag: "default-max-tokens",
     value: N,
-    help: "budget of a call that gives no --max-tokens",
+    help: "budget of a call that gives none",
     defaultText: "8000",
     env: "PAGEWISE_DEFAULT_MAX_TOKENS",
     commands: ALL,
