@@ -183,6 +183,16 @@ describe("search", () => {
     expect(relative.stdout).toBe("odd [1]*.log:1:ERROR with a glob-like name\n");
   });
 
+  it("the next page of a search keeps the paths as the first page spelled them", () => {
+    const first = pagewise(["search", "ERROR", dir, "--limit", "2", "--raw"]);
+    expect(first.stderr).toContain("matches 1-2 of ");
+    const line = first.stderr.split("\n").find((l) => l.includes("next page:"))!;
+    const second = pagewise(words(line.slice(line.indexOf("pagewise"))).slice(1));
+    expect(second.status).toBe(0);
+    for (const hit of [...first.stdout.split("\n"), ...second.stdout.split("\n")].filter(Boolean))
+      expect(hit.startsWith(`${dir}/`), hit).toBe(true);
+  });
+
   it("a file with --glob is a usage error that names the flag", () => {
     const run = pagewise(["search", "x", path.join(dir, "app.log"), "--glob", "*.log"]);
     expect(run.status).toBe(2);

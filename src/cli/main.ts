@@ -398,7 +398,9 @@ async function runTerminal(command: TerminalCommand, argv: string[]): Promise<nu
     (values.raw === true || process.stdout.isTTY === true);
   const args = toolArgs(command, values, parsed.positionals);
   if (command === "json") checkJsonArgs(args);
-  const named = args.path as string | undefined;
+  // Paths are shown as the user spelled the place: absolute for an absolute target (or, with no
+  // target, such as a continuation, an absolute --root), else relative to the current directory.
+  const named = (args.path as string | undefined) ?? (values.root as string[] | undefined)?.[0];
   const absolutePaths = named !== undefined && (path.isAbsolute(named) || /^file:/i.test(named));
   const roots = confine(command, args, values.root as string[] | undefined);
   const engine = await engineFrom(values, true);
