@@ -47,6 +47,7 @@ export {
   type HttpServerHandle,
   type HttpServerOptions,
   MAX_RESULT_SIZE_META_KEY,
+  runHttpServer,
   startHttpServer,
   textResult,
 } from "./mcp/index.js";

@@ -1,12 +1,14 @@
 /**
  * @module
- * The `pagewise` command: `serve` (MCP over stdio) and the tools as terminal commands that print
- * the same JSON pages.
+ * The `pagewise` command: `serve` (MCP over stdio or HTTP) and the tools as terminal commands that
+ * print the content itself or the same JSON pages. Every flag comes from the table in options.ts.
  */
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { z } from "zod";
-import { Roots } from "../access/index.js";
+import type { Roots } from "../access/index.js";
 import {
   CursorCodec,
   createEstimator,
@@ -16,142 +18,33 @@ import {
   toPagewiseError,
 } from "../core/index.js";
 import { createEngine, createMcpServer, runHttpServer } from "../mcp/index.js";
-import { parseArgs as parseToolArgs, TOOLS, type ToolContext } from "../tools/index.js";
+import {
+  parseArgs as parseToolArgs,
+  TOOLS,
+  type ToolContext,
+  type ToolDefinition,
+} from "../tools/index.js";
 import { PACKAGE_VERSION } from "../version.js";
 import {
+  COMMANDS,
+  type CommandName,
+  commandHelp,
+  mainHelp,
+  optionsOf,
+  parseConfigOf,
+  RAW_COMMANDS,
+  TERMINAL_COMMANDS,
+  type TerminalCommand,
+} from "./options.js";
+import { type Invocation, type RawOutput, renderError, renderRaw } from "./output.js";
+import { progressLine } from "./progress.js";
+import {
   httpSettingsFrom,
-  JSON_LIMIT_FLAGS,
   loadCursorKey,
+  rootsFrom,
   settingsFrom,
   UsageError,
 } from "./settings.js";
-
-const COMMON_HELP = `Budget and engine options:
-  --estimator NAME          token estimator: ${ESTIMATOR_NAMES.join(", ")} (default: default)
-  --default-max-tokens N    budget when a call gives no max_tokens (default 8000)
-  --max-tokens-cap N        largest budget honoured; larger requests are lowered (default 25000)
-  --max-read-tokens N       ceiling of read in line mode (default 25000)
-  --max-walk-entries N      directory entries one list/search walk may read (default 2000000)
-  --search-stall-ms N       stop a search whose regex makes no progress for N ms (default 5000)
-  --cursor-key-file FILE    key that signs cursors (or set PAGEWISE_CURSOR_KEY)
-JSON tools (docs/json.md):
-  --json-handle-ttl-ms N    idle time before a json_open handle expires (default 900000)
-  --max-json-handles N      json_open handles kept per process, least recently used closed (default 64)
-  --json-max-depth N, --json-max-string-bytes N, --json-max-number-bytes N,
-  --json-max-record-bytes N, --json-max-object-members N, --json-max-buffered-matches N,
-  --json-max-filter-value-bytes N, --json-max-query-threads N, --json-max-regex-states N,
-  --json-max-regex-input-chars N, --json-probe-bytes N
-                            limits of the JSON engine (RESOURCE_LIMIT_EXCEEDED when hit)`;
-
-const HELP: Record<string, string> = {
-  main: `pagewise ${PACKAGE_VERSION} — read content of any size in pages that fit a token budget.
-
-Usage:
-  pagewise serve --root DIR [--root DIR…] [options]   serve MCP over stdio
-  pagewise serve --http [HOST:]PORT [options]          serve MCP over HTTP (stateless, many replicas)
-  pagewise read FILE [--max-tokens N] [--cursor C]      print one page of a file
-  pagewise list [DIR] [--recursive] [--glob G]          list a directory in pages
-  pagewise search PATTERN [DIR] [--context N]          search file contents
-  pagewise tail FILE [--before C] [--after C] [--grep P]  newest records of a log or JSONL file
-  pagewise json FILE QUERY [--pointer]                 JSONPath (or JSON Pointer) over JSON/JSONL
-  pagewise json FILE QUERY [--pointer] [--cursor C]     JSONPath (or pointer) matches of a JSON/JSONL file
-  pagewise help [COMMAND]                              this help, or a command's
-
-Run "pagewise COMMAND --help" for a command's options.`,
-  serve: `Usage: pagewise serve --root DIR [--root DIR…] [options]
-
-Serves the MCP tools over stdio (JSON-RPC on stdout, logs on stderr).
-Without --cursor-key-file or PAGEWISE_CURSOR_KEY, cursors are signed with a random key and die
-with the process.
-
-  --root DIR                directory the tools may read (repeatable; the first is the default)
-${COMMON_HELP}
-
-Serving over HTTP (Streamable HTTP at /mcp, stateless; GET /healthz; see docs/http.md):
-  --http [HOST:]PORT        serve over HTTP instead of stdio (HOST default 127.0.0.1; port 0 picks
-                            a free port, logged in the "listening" line)
-  --auth-file FILE          identities: {"identities":[{"name","token_sha256","roots":[DIR…]}]};
-                            requests need Authorization: Bearer TOKEN; re-read on change. Without
-                            it only loopback can be bound and every caller is "anonymous" (--root)
-  --allowed-host NAME       also accept this name in Host/Origin (repeatable; e.g. the proxy's)
-  --public-url URL          public base URL, for the OAuth resource metadata behind a proxy
-  --max-concurrent-scans N  tool calls run at once per process (default 16)
-  --scan-queue-ms N         wait for a free slot up to N ms, then RESOURCE_LIMIT_EXCEEDED (default 10000)
-  --max-body-bytes N        largest request body; larger is HTTP 413 (default 1048576)
-  --request-timeout-ms N    stop a request after N ms with RESOURCE_LIMIT_EXCEEDED (default 30000)`,
-  read: `Usage: pagewise read FILE [options]
-
-Prints one page of FILE as JSON {uri, content, version, has_more, next_cursor}; run again with
---cursor to get the next page. Without --max-tokens and --cursor, prints the lines as plain text.
-
-  --max-tokens N            token budget of the page
-  --cursor C                continue from a previous page's next_cursor
-  --offset N                first line (0-based)
-  --limit N                 number of lines
-  --encoding base64         raw bytes of a file that is not UTF-8 (page mode)
-  --root DIR                directory that confines the read (default: the current directory)
-${COMMON_HELP}
-Terminal commands keep their cursor key in ~/.config/pagewise/cursor.key unless one is given.`,
-  tail: `Usage: pagewise tail FILE [options]
-
-Prints the newest records (lines) of FILE that fit the budget, oldest first, as JSON
-{uri, items:[{position, text, truncated?, partial?, line_cursor?}], has_earlier, earlier_cursor,
-has_later, later_cursor, version}. Run again with --before EARLIER_CURSOR to page back, or later
-with --after LATER_CURSOR to get the records appended since. See docs/tail.md.
-
-  --before C                records before a previous page (its earlier_cursor)
-  --after C                 records after a previous page (its later_cursor), appended ones included
-  --from-start              begin at the first record instead of the newest
-  --grep P                  only records containing P, or matching the regex /P/flags
-  --limit N                 most records per page (default 50, at most 1000)
-  --max-chars-per-item N    clamp longer records (default 2000); read the rest via line_cursor
-  --max-tokens N            token budget of the page
-  --root DIR                directory that confines the read (default: the current directory)
-${COMMON_HELP}
-Terminal commands keep their cursor key in ~/.config/pagewise/cursor.key unless one is given.`,
-};
-
-HELP.json = `Usage: pagewise json FILE QUERY [options]
-
-Runs a JSONPath (RFC 9535) query — or, with --pointer, a JSON Pointer (RFC 6901) — over a JSON,
-JSONL or JSON-seq file, streaming, and prints one page as JSON {language, query, items:[{path,
-value}], complete, next_cursor, stats}; values are printed exactly as spelled in the file. Run
-again with --cursor NEXT_CURSOR for the next page. See docs/json.md.
-
-  --pointer                 QUERY is a JSON Pointer ("/orders/0/id"), not JSONPath
-  --format F                auto (default), json, jsonl or json-seq
-  --max-items N             matches per page (default 100, at most 1000)
-  --max-tokens N            token budget of the page
-  --cursor C                continue from a previous page's next_cursor
-  --root DIR                directory that confines the read (default: the current directory)
-${COMMON_HELP}
-Terminal commands keep their cursor key in ~/.config/pagewise/cursor.key unless one is given.`;
-
-const ENGINE_OPTIONS = {
-  estimator: { type: "string" },
-  "default-max-tokens": { type: "string" },
-  "max-tokens-cap": { type: "string" },
-  "max-read-tokens": { type: "string" },
-  "max-walk-entries": { type: "string" },
-  "search-stall-ms": { type: "string" },
-  "cursor-key-file": { type: "string" },
-  "json-handle-ttl-ms": { type: "string" },
-  "max-json-handles": { type: "string" },
-  ...Object.fromEntries(Object.keys(JSON_LIMIT_FLAGS).map((f) => [f, { type: "string" as const }])),
-  root: { type: "string", multiple: true },
-  help: { type: "boolean", short: "h" },
-} as const;
-
-const HTTP_OPTIONS = {
-  http: { type: "string" },
-  "auth-file": { type: "string" },
-  "allowed-host": { type: "string", multiple: true },
-  "public-url": { type: "string" },
-  "max-concurrent-scans": { type: "string" },
-  "scan-queue-ms": { type: "string" },
-  "max-body-bytes": { type: "string" },
-  "request-timeout-ms": { type: "string" },
-} as const;
 
 /** Exit statuses for the CLI, by error code (usage errors are 2, like most tools). */
 export function exitStatus(code: ErrorCode): number {
@@ -174,44 +67,81 @@ export function exitStatus(code: ErrorCode): number {
   }
 }
 
+const isCommand = (name: string | undefined): name is CommandName =>
+  name !== undefined && Object.hasOwn(COMMANDS, name);
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    if (command === "serve") return await serve(rest);
+    if ((TERMINAL_COMMANDS as readonly string[]).includes(command ?? "")) {
+      return await runTerminal(command as TerminalCommand, rest);
+    }
     switch (command) {
-      case "serve":
-        return await serve(rest);
-      case "read":
-      case "list":
-      case "search":
-      case "tail":
-      case "json":
-        return await runTool(command === "json" ? "json_read" : command, rest);
       case undefined:
       case "help":
       case "--help":
-      case "-h":
-        process.stdout.write(`${HELP[rest[0] ?? "main"] ?? HELP.main}\n`);
+      case "-h": {
+        const topic = rest[0];
+        if (topic !== undefined && !isCommand(topic))
+          throw new UsageError(`unknown command "${topic}"`);
+        process.stdout.write(`${topic ? commandHelp(topic) : mainHelp(PACKAGE_VERSION)}\n`);
         return 0;
+      }
+      case "version":
       case "--version":
+      case "-V":
       case "-v":
         process.stdout.write(`${PACKAGE_VERSION}\n`);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}"`);
+        throw new UsageError(
+          `unknown command "${command}"; the commands are ${Object.keys(COMMANDS).join(", ")}`,
+        );
     }
   } catch (err) {
+    const about = isCommand(command) ? `pagewise ${command} --help` : "pagewise --help";
     if (
       err instanceof UsageError ||
       (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
     ) {
-      process.stderr.write(
-        `pagewise: ${(err as Error).message}\nRun "pagewise --help" for usage.\n`,
-      );
+      process.stderr.write(`pagewise: ${(err as Error).message}\nRun "${about}" for usage.\n`);
       return 2;
+    }
+    if (err instanceof PagewiseError) {
+      process.stderr.write(`pagewise: ${err.code}: ${err.message}\n`);
+      return exitStatus(err.code);
     }
     throw err;
   }
 }
+
+/**
+ * Flags not given on the command line, taken from their environment variables (flags win). Values
+ * are checked here so that a bad one is reported under the variable's name.
+ */
+export function withEnvironment(
+  command: CommandName,
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, unknown> {
+  const merged = { ...values };
+  for (const option of optionsOf(command)) {
+    const raw = option.env === undefined ? undefined : env[option.env];
+    // Roots combine flags and arguments, so serveRoots reads PAGEWISE_ROOTS itself.
+    if (raw === undefined || raw === "" || option.multiple || merged[option.flag] !== undefined)
+      continue;
+    if (option.value === "N" && !/^[1-9]\d*$/.test(raw.trim()))
+      throw new UsageError(`${option.env} takes a whole number ≥ 1 (got "${raw}")`);
+    if (option.flag === "estimator" && !(ESTIMATOR_NAMES as readonly string[]).includes(raw))
+      throw new UsageError(
+        `${option.env} takes one of ${ESTIMATOR_NAMES.join(", ")} (got "${raw}")`,
+      );
+    merged[option.flag] = raw.trim();
+  }
+  return merged;
+}
+
 async function engineFrom(values: Record<string, unknown>, persistentKey: boolean) {
   const name = (values.estimator as string | undefined) ?? "default";
   if (!(ESTIMATOR_NAMES as readonly string[]).includes(name)) {
@@ -226,16 +156,25 @@ async function engineFrom(values: Record<string, unknown>, persistentKey: boolea
   });
 }
 
+/** `serve`'s roots: `--root` and arguments, else `PAGEWISE_ROOTS`. */
+function serveRoots(values: Record<string, unknown>, positionals: string[]): string[] {
+  const flagged = [...((values.root as string[] | undefined) ?? []), ...positionals];
+  if (flagged.length > 0) return flagged;
+  const env = process.env.PAGEWISE_ROOTS;
+  return env ? env.split(path.delimiter).filter((part) => part !== "") : [];
+}
+
 async function serve(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { ...ENGINE_OPTIONS, ...HTTP_OPTIONS },
-    allowPositionals: false,
-  });
-  if (values.help) {
-    process.stdout.write(`${HELP.serve}\n`);
+  const parsed = parseArgs({ args: argv, options: parseConfigOf("serve"), allowPositionals: true });
+  if (parsed.values.help || parsed.values.version) {
+    process.stdout.write(`${parsed.values.help ? commandHelp("serve") : PACKAGE_VERSION}\n`);
     return 0;
   }
+  const rootDirs = serveRoots(parsed.values, parsed.positionals);
+  const values: Record<string, unknown> = {
+    ...withEnvironment("serve", parsed.values),
+    root: rootDirs,
+  };
   if (values.http !== undefined) {
     const { verifier, ...http } = httpSettingsFrom(values);
     const engine = await engineFrom(values, false);
@@ -256,14 +195,11 @@ async function serve(argv: string[]): Promise<number> {
     }
     return 0;
   }
-  if (!values.root || values.root.length === 0)
-    throw new UsageError("serve needs at least one --root DIR");
-  let roots: Roots;
-  try {
-    roots = new Roots(values.root);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  if (rootDirs.length === 0)
+    throw new UsageError(
+      "serve needs at least one --root DIR (or DIR arguments, or PAGEWISE_ROOTS)",
+    );
+  const roots: Roots = rootsFrom(rootDirs);
   const engine = await engineFrom(values, false);
   const caller = { identity: "anonymous", roots };
   // The SDK's stdio entry decides the connection's protocol era (2026-07-28 or 2025) and builds
@@ -283,101 +219,223 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
-/**
- * Terminal commands mirror the tools: `--some-option V` becomes the argument `some_option`, the
- * first positional is `path`, and values are coerced by the tool's own schema (numbers, booleans),
- * so every tool gets a command without code of its own here.
- */
-async function runTool(name: string, argv: string[]): Promise<number> {
-  const tool = TOOLS.find((t) => t.name === name);
-  if (!tool) throw new UsageError(`unknown command "${name}"`);
-  const schema = z.toJSONSchema(tool.input, { io: "input" }) as {
-    properties?: Record<string, { type?: string | string[] }>;
-  };
-  const properties = schema.properties ?? {};
-  const options: Record<
-    string,
-    { type: "string" | "boolean"; multiple?: boolean; short?: string }
-  > = { ...ENGINE_OPTIONS };
-  for (const [prop, def] of Object.entries(properties)) {
-    if ((POSITIONALS[name] ?? ["path"]).includes(prop)) continue;
-    const flag = prop.replaceAll("_", "-");
-    options[flag] = { type: def.type === "boolean" ? "boolean" : "string" };
-    // Node 20's parseArgs has no negation: `--no-respect-gitignore` is an option of its own.
-    if (def.type === "boolean") options[`no-${flag}`] = { type: "boolean" };
-  }
-  // `pagewise json FILE QUERY`: JSONPath unless --pointer.
-  if (name === "json_read") options.pointer = { type: "boolean" };
-  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
-  if (values.help) {
-    process.stdout.write(`${toolHelp(name, properties, POSITIONALS[name] ?? ["path"])}\n`);
-    return 0;
-  }
-  const rootValues = values.root as string[] | undefined;
-  const roots = new Roots(rootValues && rootValues.length > 0 ? rootValues : [process.cwd()]);
-  const engine = await engineFrom(values, true);
-  const args: Record<string, unknown> = {};
-  const slots = POSITIONALS[name] ?? ["path"];
-  if (positionals.length > slots.length) throw new UsageError(`too many arguments for ${name}`);
-  positionals.forEach((value, i) => {
-    args[slots[i]!] = value;
-  });
-  for (const [prop, def] of Object.entries(properties)) {
-    const flag = prop.replaceAll("_", "-");
-    const raw = values[`no-${flag}`] === true ? false : values[flag];
-    if (raw === undefined) continue;
-    const types = Array.isArray(def.type) ? def.type : [def.type];
-    args[prop] =
-      typeof raw === "string" && (types.includes("number") || types.includes("integer"))
-        ? Number(raw)
-        : raw;
-  }
-  if (name === "json_read" && args.cursor === undefined && args.language === undefined)
-    args.language = values.pointer ? "pointer" : "jsonpath";
-  const ctx: ToolContext = { ...engine, caller: { identity: "anonymous", roots } };
+/** A `file://` URI (any case of the scheme) as a path; anything else as given. */
+function pathOfTarget(target: string): string {
+  return /^file:\/\//i.test(target) ? fileURLToPath(`file://${target.slice(7)}`) : target;
+}
+
+function statOrUndefined(p: string) {
   try {
-    const text = await tool.run(parseToolArgs(tool.input, args), ctx);
-    process.stdout.write(text.endsWith("\n") || !text.startsWith("{") ? text : `${text}\n`);
-    return 0;
-  } catch (err) {
-    const error = err instanceof PagewiseError ? err : toPagewiseError(err);
-    process.stderr.write(`${JSON.stringify(error.toJSON())}\n`);
-    return exitStatus(error.code);
+    return statSync(p);
+  } catch {
+    return undefined;
   }
 }
 
-/** Which arguments the positionals of each command fill, in order. */
-const POSITIONALS: Record<string, string[]> = {
-  read: ["path"],
-  list: ["path"],
-  tail: ["path"],
-  search: ["pattern", "path"],
-  json_read: ["path", "query"],
-};
+/** The nearest existing directory at or above `p`, so a missing target is NOT_FOUND, not denied. */
+function nearestDirectory(p: string): string {
+  let dir = p;
+  while (!statOrUndefined(dir)?.isDirectory()) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return dir;
+    dir = parent;
+  }
+  return realpathSync(dir);
+}
 
-function toolHelp(
-  name: string,
-  properties: Record<string, { type?: string | string[]; description?: string }>,
-  positionalNames: string[],
-): string {
-  const fixed = HELP[name === "json_read" ? "json" : name];
-  if (fixed) return fixed;
-  const flag = (prop: string, def: { type?: string | string[] }) =>
-    `--${prop.replaceAll("_", "-")}${def.type === "boolean" ? "" : " V"}`;
-  const positional = positionalNames.map(
-    (p) => `  ${p.toUpperCase().padEnd(24)} ${properties[p]?.description ?? ""}`,
+/** Glob metacharacters escaped, so a file name matches itself only. */
+const literalGlob = (name: string) => name.replace(/[^\p{L}\p{N}_ -]/gu, "\\$&");
+
+/**
+ * The confinement of a terminal command. With `--root`, those directories. Without, the named
+ * target's own location (a file's directory, a directory itself; the current directory when no
+ * target is named), so any path the user names can be read. Rewrites `args.path` to the canonical
+ * target, and turns `search PATTERN FILE` into a search of FILE's directory limited to FILE.
+ */
+function confine(
+  command: TerminalCommand,
+  args: Record<string, unknown>,
+  rootFlags: string[] | undefined,
+): Roots {
+  const target = typeof args.path === "string" ? pathOfTarget(args.path) : undefined;
+  let roots: Roots;
+  let resolved: string | undefined;
+  if (rootFlags && rootFlags.length > 0) {
+    roots = rootsFrom(rootFlags);
+    if (target !== undefined) resolved = path.resolve(roots.dirs[0]!, target);
+  } else if (target === undefined) {
+    roots = rootsFrom([process.cwd()]);
+  } else {
+    const absolute = path.resolve(target);
+    let real: string | undefined;
+    try {
+      real = realpathSync(absolute);
+    } catch {
+      real = undefined;
+    }
+    const isDir = real !== undefined && statOrUndefined(real)?.isDirectory() === true;
+    const root =
+      real === undefined ? nearestDirectory(absolute) : isDir ? real : path.dirname(real);
+    roots = rootsFrom([root]);
+    resolved = real ?? absolute;
+    args.path = resolved;
+  }
+  if (command === "search" && resolved !== undefined && statOrUndefined(resolved)?.isFile()) {
+    if (args.glob !== undefined) {
+      throw new UsageError(
+        `${args.path} is a file: search it without --glob, or give its directory with --glob`,
+      );
+    }
+    // The search tool walks directories: search the file's directory, limited to the file.
+    const name = path.basename(resolved);
+    args.path = path.dirname(resolved);
+    args.glob = `./${literalGlob(name)}`;
+    if (name.startsWith(".") && args.include_hidden === undefined) args.include_hidden = true;
+  }
+  return roots;
+}
+
+/** Tool arguments from positionals and flags; numbers are checked here to name the flag. */
+function toolArgs(
+  command: TerminalCommand,
+  values: Record<string, unknown>,
+  positionals: string[],
+): Record<string, unknown> {
+  const slots = COMMANDS[command].positionals;
+  if (positionals.length > slots.length) {
+    throw new UsageError(
+      `too many arguments (${positionals.map((p) => JSON.stringify(p)).join(" ")}): ${COMMANDS[command].usage}`,
+    );
+  }
+  const args: Record<string, unknown> = {};
+  positionals.forEach((value, i) => {
+    args[slots[i]!] = value;
+  });
+  for (const option of optionsOf(command)) {
+    const raw = values[option.flag];
+    if (option.arg === undefined || raw === undefined || raw === false) continue;
+    if (option.sets !== undefined) {
+      args[option.arg] = option.sets;
+    } else if (option.value === "N") {
+      const n = Number(raw);
+      if ((raw as string).trim() === "" || !Number.isFinite(n))
+        throw new UsageError(`--${option.flag} takes a number (got "${raw}")`);
+      args[option.arg] = n;
+    } else {
+      args[option.arg] = raw;
+    }
+  }
+  return args;
+}
+
+/** `json`: what is missing, said in terms of the command line. */
+function checkJsonArgs(args: Record<string, unknown>): void {
+  if (args.cursor !== undefined) return;
+  if (args.path === undefined)
+    throw new UsageError("json needs FILE and QUERY (or --cursor C to continue a previous page)");
+  if (args.query === undefined) {
+    throw new UsageError(
+      `json needs a QUERY after FILE: a JSONPath such as '$.items[*].id', or with --pointer a JSON Pointer such as /items/0`,
+    );
+  }
+  args.language ??= "jsonpath";
+}
+
+/**
+ * The tool's text. A person who runs `pagewise read FILE` on a terminal gets the first page of a
+ * file too large to print whole (and the command for the next); JSON output keeps the tool's answer.
+ */
+async function runToolFor(
+  inv: Invocation,
+  // biome-ignore lint/suspicious/noExplicitAny: one of the heterogeneous tool definitions
+  tool: ToolDefinition<any>,
+  ctx: ToolContext,
+  raw: boolean,
+): Promise<string> {
+  const { args } = inv as { args: Record<string, unknown> };
+  try {
+    return await tool.run(parseToolArgs(tool.input, args), ctx);
+  } catch (err) {
+    const firstPage = raw && inv.command === "read" && args.max_tokens === undefined;
+    if (!(firstPage && err instanceof PagewiseError && err.code === "RESPONSE_TOO_LARGE"))
+      throw err;
+    args.max_tokens = ctx.settings.defaultMaxTokens;
+    process.stderr.write(
+      `pagewise: the file is larger than --max-read-tokens; its first page of ${args.max_tokens} tokens:\n`,
+    );
+    return tool.run(parseToolArgs(tool.input, args), ctx);
+  }
+}
+
+/** The content (or the tool's text as is) on stdout; notes and follow-up commands on stderr. */
+function writeOutput(rendered: RawOutput | undefined, text: string): void {
+  if (!rendered) {
+    process.stdout.write(text.endsWith("\n") || !text.startsWith("{") ? text : `${text}\n`);
+    return;
+  }
+  process.stdout.write(rendered.stdout);
+  if (rendered.stderr.length === 0) return;
+  // On a shared terminal, keep the notes off the last content line.
+  const out = rendered.stdout;
+  const endsOpen =
+    out.length > 0 && !(typeof out === "string" ? out.endsWith("\n") : out.at(-1) === 0x0a);
+  process.stderr.write(
+    `${endsOpen && process.stdout.isTTY ? "\n" : ""}${rendered.stderr.join("\n")}\n`,
   );
-  const lines = Object.entries(properties)
-    .filter(([prop]) => !positionalNames.includes(prop))
-    .map(([prop, def]) => `  ${flag(prop, def).padEnd(24)} ${def.description ?? ""}`);
-  const command = name === "json_read" ? "json" : name;
-  const usage = positionalNames.map((p) => `[${p.toUpperCase()}]`).join(" ");
-  return `Usage: pagewise ${command} ${usage} [options]
+}
 
-Prints the same JSON page as the MCP tool "${name}". Boolean options take --no-NAME to turn off.
-
-${positional.join("\n")}
-${lines.join("\n")}
-  --root DIR               directory that confines the command (default: the current directory)
-${COMMON_HELP}`;
+/**
+ * Terminal commands: the tool's arguments from the option table, the tool's text, and the content
+ * itself (`--raw`) or the JSON page (`--json`) on stdout.
+ */
+async function runTerminal(command: TerminalCommand, argv: string[]): Promise<number> {
+  const parsed = parseArgs({ args: argv, options: parseConfigOf(command), allowPositionals: true });
+  if (parsed.values.help || parsed.values.version) {
+    process.stdout.write(`${parsed.values.help ? commandHelp(command) : PACKAGE_VERSION}\n`);
+    return 0;
+  }
+  const values = withEnvironment(command, parsed.values);
+  if (values.raw && values.json) throw new UsageError("--raw and --json exclude each other");
+  const raw =
+    RAW_COMMANDS.includes(command) &&
+    !values.json &&
+    (values.raw === true || process.stdout.isTTY === true);
+  const args = toolArgs(command, values, parsed.positionals);
+  if (command === "json") checkJsonArgs(args);
+  // Paths are shown as the user spelled the place: absolute for an absolute target (or, with no
+  // target, such as a continuation, an absolute --root), else relative to the current directory.
+  const named = (args.path as string | undefined) ?? (values.root as string[] | undefined)?.[0];
+  const absolutePaths = named !== undefined && (path.isAbsolute(named) || /^file:/i.test(named));
+  const roots = confine(command, args, values.root as string[] | undefined);
+  const engine = await engineFrom(values, true);
+  const inv: Invocation = {
+    command,
+    args,
+    rootDirs: roots.dirs,
+    outputFlags: values.raw ? ["--raw"] : values.json ? ["--json"] : [],
+    absolutePaths,
+  };
+  const tool = TOOLS.find((t) => t.name === COMMANDS[command].tool)!;
+  const progress =
+    process.stderr.isTTY === true
+      ? progressLine(process.stderr, command === "search" ? "files" : "entries")
+      : undefined;
+  const ctx: ToolContext = {
+    ...engine,
+    caller: { identity: "anonymous", roots },
+    ...(progress ? { progress: (n: number) => progress.report(n) } : {}),
+  };
+  let text: string;
+  try {
+    text = await runToolFor(inv, tool, ctx, raw);
+  } catch (err) {
+    const error = err instanceof PagewiseError ? err : toPagewiseError(err);
+    const body = (error.toJSON() as { error: Parameters<typeof renderError>[1] }).error;
+    process.stderr.write(renderError(inv, body, !raw));
+    return exitStatus(error.code);
+  } finally {
+    progress?.done();
+  }
+  writeOutput(raw ? renderRaw(inv, text, process.cwd()) : undefined, text);
+  return 0;
 }

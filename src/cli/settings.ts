@@ -2,7 +2,7 @@
  * @module
  * Turning command-line options into validated server settings, once, at start.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { AuthFileVerifier, type Caller, Roots } from "../access/index.js";
@@ -91,6 +91,20 @@ export function settingsFrom(values: Record<string, unknown>): ToolSettings {
   };
 }
 
+/** The minimum length of a cursor key, in bytes (core refuses shorter ones). */
+export const MIN_CURSOR_KEY_BYTES = 16;
+
+/** A key from user-supplied material, refused as a usage error naming where it came from. */
+function keyFrom(material: string, source: string): CursorKey {
+  const bytes = Buffer.byteLength(material.trim(), "utf8");
+  if (bytes < MIN_CURSOR_KEY_BYTES) {
+    throw new UsageError(
+      `${source} holds ${bytes} bytes; a cursor key needs at least ${MIN_CURSOR_KEY_BYTES} (for example: head -c 32 /dev/urandom | base64)`,
+    );
+  }
+  return cursorKeyFromSecret(material);
+}
+
 /**
  * The cursor key: `--cursor-key-file`, else `PAGEWISE_CURSOR_KEY`, else (for `serve`) a random
  * per-process key, or (for one-shot terminal commands, which must accept the cursor the previous
@@ -104,10 +118,10 @@ export function loadCursorKey(keyFile: string | undefined, persistentFallback: b
     } catch (err) {
       throw new UsageError(`cannot read --cursor-key-file ${keyFile}: ${(err as Error).message}`);
     }
-    return cursorKeyFromSecret(material.toString("utf8"));
+    return keyFrom(material.toString("utf8"), `--cursor-key-file ${keyFile}`);
   }
   const env = process.env.PAGEWISE_CURSOR_KEY;
-  if (env !== undefined && env !== "") return cursorKeyFromSecret(env);
+  if (env !== undefined && env !== "") return keyFrom(env, "PAGEWISE_CURSOR_KEY");
   if (!persistentFallback) return ephemeralCursorKey();
   const dir = path.join(process.env.XDG_CONFIG_HOME ?? path.join(homedir(), ".config"), "pagewise");
   const file = path.join(dir, "cursor.key");
@@ -116,7 +130,32 @@ export function loadCursorKey(keyFile: string | undefined, persistentFallback: b
     const key = ephemeralCursorKey();
     writeFileSync(file, key.secret.toString("base64"), { mode: 0o600, flag: "wx" });
   }
-  return cursorKeyFromSecret(readFileSync(file, "utf8"));
+  return keyFrom(readFileSync(file, "utf8"), file);
+}
+
+/**
+ * Roots given by the user (`--root`, `serve DIR…`, `PAGEWISE_ROOTS`), each an existing directory;
+ * anything else is a usage error at start rather than an empty server.
+ */
+export function rootsFrom(dirs: readonly string[], source = "--root"): Roots {
+  for (const dir of dirs) {
+    let stats: Stats;
+    try {
+      stats = statSync(dir);
+    } catch {
+      throw new UsageError(`${source} ${dir}: no such directory`);
+    }
+    if (!stats.isDirectory()) {
+      throw new UsageError(
+        `${source} ${dir} is not a directory: give the directory that holds the files to serve`,
+      );
+    }
+  }
+  try {
+    return new Roots(dirs);
+  } catch (err) {
+    throw new UsageError(`${source}: ${(err as Error).message}`);
+  }
 }
 
 /** What `serve --http` needs besides the engine, validated once at start. */
@@ -172,11 +211,7 @@ export function httpSettingsFrom(values: Record<string, unknown>): HttpServeSett
   } else {
     if (rootDirs.length === 0)
       throw new UsageError("serve needs at least one --root DIR (or --auth-file FILE)");
-    try {
-      anonymous = { identity: "anonymous", roots: new Roots(rootDirs) };
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    anonymous = { identity: "anonymous", roots: rootsFrom(rootDirs) };
   }
   const publicUrl = values["public-url"] as string | undefined;
   if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl))

@@ -1,0 +1,350 @@
+/**
+ * The terminal commands as a person uses them: any path from any directory, the content itself
+ * with --raw and the next command on stderr, one file searched, help that shows one command's
+ * options, errors in flag terms with documented exit statuses, configuration by environment.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, REPO, startServer, tempDir } from "./support/server.js";
+
+const KEY = "cli-e2e-test-key-0123456789abcdef";
+let dir: string;
+let cleanup: () => void;
+let configHome: string;
+let cleanupConfig: () => void;
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  status: number | null;
+}
+
+/** `pagewise ARGS` from `cwd` (default "/": every target is outside it). */
+function pagewise(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Run {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PAGEWISE_CURSOR_KEY: KEY,
+    XDG_CONFIG_HOME: configHome,
+    ...options.env,
+  };
+  for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? "/",
+    env: env as NodeJS.ProcessEnv,
+    encoding: "utf8",
+  });
+  return { stdout: result.stdout, stderr: result.stderr, status: result.status };
+}
+
+/** Splits a command line the CLI printed (POSIX words, single quotes) into its arguments. */
+function words(line: string): string[] {
+  const out: string[] = [];
+  for (const m of line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)) {
+    out.push(m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : m[2]!);
+  }
+  return out;
+}
+
+/** The arguments of the command printed after `label` on stderr (without the leading "pagewise"). */
+function followUp(stderr: string, label: string): string[] | undefined {
+  const line = stderr.split("\n").find((l) => l.startsWith(label));
+  if (!line) return undefined;
+  const argv = words(line.slice(label.length).trim());
+  expect(argv[0]).toBe("pagewise");
+  return argv.slice(1);
+}
+
+const lines = Array.from({ length: 400 }, (_, i) => `line ${i} "quoted" \\ tab\there 🙂`);
+const text = `${lines.join("\n")}\n`;
+
+beforeAll(() => {
+  ({ dir, cleanup } = tempDir("pagewise-cli-"));
+  ({ dir: configHome, cleanup: cleanupConfig } = tempDir("pagewise-cli-config-"));
+  writeFileSync(path.join(dir, "notes.txt"), text);
+  writeFileSync(
+    path.join(dir, "app.log"),
+    Array.from({ length: 300 }, (_, i) => `${i} ${i % 7 === 0 ? "ERROR" : "info"} event ${i}`)
+      .join("\n")
+      .concat("\n"),
+  );
+  writeFileSync(path.join(dir, "other.log"), "ERROR in another file\n");
+  writeFileSync(path.join(dir, "odd [1]*.log"), "ERROR with a glob-like name\nfine\n");
+  writeFileSync(path.join(dir, "data.json"), '{"items":[{"id":1},{"id":2},{"id":3}]}');
+});
+afterAll(() => {
+  cleanup?.();
+  cleanupConfig?.();
+});
+
+describe("any path from any directory", () => {
+  it("reads a file outside the current directory without --root", () => {
+    const run = pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "500"]);
+    expect(run.status).toBe(0);
+    const page = JSON.parse(run.stdout);
+    expect(text.startsWith(page.content)).toBe(true);
+    expect(page.has_more).toBe(true);
+  });
+
+  it("--raw prints the content itself; following the printed commands rebuilds the file", () => {
+    // Each page is a process start, so a budget that makes a few pages, not dozens.
+    let run = pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "3000", "--raw"]);
+    let rebuilt = "";
+    let pages = 0;
+    for (; ; pages++) {
+      expect(run.status).toBe(0);
+      rebuilt += run.stdout;
+      const next = followUp(run.stderr, "next page:");
+      if (!next) break;
+      expect(next).toContain("--raw");
+      expect(pages).toBeLessThan(200);
+      run = pagewise(next);
+    }
+    expect(pages).toBeGreaterThan(1);
+    expect(rebuilt).toBe(text);
+  }, 180_000);
+
+  it("a file too large to print whole: its first page with --raw, RESPONSE_TOO_LARGE with --json", () => {
+    const big = path.join(dir, "big.txt");
+    const content = Array.from({ length: 40_000 }, (_, i) => `${i}`).join("\n");
+    writeFileSync(big, content);
+    const raw = pagewise(["read", big, "--raw"]);
+    expect(raw.status).toBe(0);
+    expect(raw.stdout.length).toBeGreaterThan(0);
+    expect(content.startsWith(raw.stdout)).toBe(true);
+    expect(followUp(raw.stderr, "next page:")).toContain("--max-tokens");
+    const json = pagewise(["read", big, "--json"]);
+    expect(json.status).toBe(1);
+    const { error } = JSON.parse(json.stderr);
+    expect(error.code).toBe("RESPONSE_TOO_LARGE");
+    expect(error.message).not.toContain("max_tokens");
+    expect(error.retry_command).toContain("--max-tokens");
+  });
+
+  it("a missing file outside the current directory is NOT_FOUND (3), not ACCESS_DENIED", () => {
+    const run = pagewise(["read", path.join(dir, "nope", "missing.txt"), "--raw"]);
+    expect(run.status).toBe(3);
+    expect(run.stderr).toContain("NOT_FOUND");
+  });
+
+  it("with --root, a target outside it is ACCESS_DENIED (4) and the hint names --root", () => {
+    const { dir: other, cleanup: done } = tempDir("pagewise-cli-other-");
+    try {
+      const run = pagewise(["read", path.join(dir, "notes.txt"), "--root", other, "--raw"]);
+      expect(run.status).toBe(4);
+      expect(run.stderr).toContain("--root");
+      expect(run.stderr).not.toContain("server");
+    } finally {
+      done();
+    }
+  });
+
+  it("tail --raw prints records and the commands for earlier and later ones", () => {
+    const log = path.join(dir, "app.log");
+    const run = pagewise(["tail", log, "--grep", "ERROR", "--limit", "5", "--raw"]);
+    expect(run.status).toBe(0);
+    const errors = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("ERROR"));
+    expect(run.stdout).toBe(`${errors.slice(-5).join("\n")}\n`);
+    const earlier = followUp(run.stderr, "earlier records:");
+    expect(earlier).toBeDefined();
+    const before = pagewise(earlier!);
+    expect(before.status).toBe(0);
+    expect(before.stdout).toBe(`${errors.slice(-10, -5).join("\n")}\n`);
+    expect(followUp(run.stderr, "records added later:")).toBeDefined();
+  });
+});
+
+describe("search", () => {
+  it("searches one file, and only that file, even with glob characters in its name", () => {
+    for (const name of ["app.log", "odd [1]*.log"]) {
+      const file = path.join(dir, name);
+      const run = pagewise(["search", "ERROR", file, "--json", "--limit", "1000"]);
+      expect(run.status).toBe(0);
+      const page = JSON.parse(run.stdout);
+      const expected = readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l.includes("ERROR")).length;
+      expect(page.pagination.total).toBe(expected);
+      expect(new Set(page.items.map((i: { path: string }) => i.path))).toEqual(new Set([name]));
+    }
+  });
+
+  it("--raw prints PATH:LINE:TEXT, absolute when the target was named absolutely", () => {
+    const file = path.join(dir, "odd [1]*.log");
+    const run = pagewise(["search", "error", file, "--raw"]);
+    expect(run.stdout).toBe(`${file}:1:ERROR with a glob-like name\n`);
+    const relative = pagewise(["search", "error", "odd [1]*.log", "--raw"], { cwd: dir });
+    expect(relative.stdout).toBe("odd [1]*.log:1:ERROR with a glob-like name\n");
+  });
+
+  it("the next page of a search keeps the paths as the first page spelled them", () => {
+    const first = pagewise(["search", "ERROR", dir, "--limit", "2", "--raw"]);
+    expect(first.stderr).toContain("matches 1-2 of ");
+    const line = first.stderr.split("\n").find((l) => l.includes("next page:"))!;
+    const second = pagewise(words(line.slice(line.indexOf("pagewise"))).slice(1));
+    expect(second.status).toBe(0);
+    for (const hit of [...first.stdout.split("\n"), ...second.stdout.split("\n")].filter(Boolean))
+      expect(hit.startsWith(`${dir}/`), hit).toBe(true);
+  });
+
+  it("a file with --glob is a usage error that names the flag", () => {
+    const run = pagewise(["search", "x", path.join(dir, "app.log"), "--glob", "*.log"]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("--glob");
+  });
+});
+
+describe("errors speak flags, with documented exit statuses", () => {
+  it("a bad --max-tokens names the flag, never the tool argument", () => {
+    const file = path.join(dir, "notes.txt");
+    for (const value of ["abc", "1.5", "0", ""]) {
+      const run = pagewise(["read", file, "--max-tokens", value]);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain("--max-tokens");
+      expect(run.stderr).not.toContain("max_tokens");
+      expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    }
+  });
+
+  it("BUDGET_TOO_SMALL offers a command to run again", () => {
+    const run = pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "3", "--raw"]);
+    expect(run.status).toBe(2);
+    const retry = followUp(
+      run.stderr
+        .split("\n")
+        .find((l) => l.includes("retry:"))!
+        .trim(),
+      "retry:",
+    );
+    expect(retry).toContain("--max-tokens");
+    expect(pagewise(retry!).status).toBe(0);
+  });
+
+  it("json FILE without QUERY says what is missing in command-line terms", () => {
+    const run = pagewise(["json", path.join(dir, "data.json")]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("QUERY");
+    expect(run.stderr).not.toContain("file_id");
+    const ok = pagewise(["json", path.join(dir, "data.json"), "$.items[*].id", "--max-items", "2"]);
+    expect(JSON.parse(ok.stdout).items.map((i: { value: number }) => i.value)).toEqual([1, 2]);
+  });
+
+  it("a cursor key shorter than 16 bytes is a usage error naming the limit", () => {
+    const run = pagewise(["read", path.join(dir, "notes.txt")], {
+      env: { PAGEWISE_CURSOR_KEY: "short" },
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("PAGEWISE_CURSOR_KEY");
+    expect(run.stderr).toContain("16");
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("serve --root FILE is refused at start with a plain message", () => {
+    const run = pagewise(["serve", "--root", path.join(dir, "notes.txt")]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("not a directory");
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("an unknown option or command is a usage error (2)", () => {
+    expect(pagewise(["read", "--bogus"]).status).toBe(2);
+    expect(pagewise(["frobnicate"]).status).toBe(2);
+  });
+});
+
+describe("help and version", () => {
+  it("-V and --version print the package's version", () => {
+    const { version } = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8"));
+    expect(pagewise(["-V"]).stdout).toBe(`${version}\n`);
+    expect(pagewise(["--version"]).stdout).toBe(`${version}\n`);
+  });
+
+  it("the main help lists each command once and the exit statuses", () => {
+    const help = pagewise(["--help"]).stdout;
+    for (const command of ["serve", "read", "list", "search", "tail", "json"]) {
+      expect(help.match(new RegExp(`^  pagewise ${command} `, "gm"))?.length).toBe(1);
+    }
+    for (const status of ["0", "1", "2", "3", "4", "5", "70"]) {
+      expect(help).toMatch(new RegExp(`^  ${status} +\\S`, "m"));
+    }
+    expect(help).toContain("PAGEWISE_ROOTS");
+  });
+
+  it("a command's help shows only that command's options", () => {
+    const read = pagewise(["read", "--help"]).stdout;
+    expect(read).toContain("--max-tokens");
+    expect(read).toContain("--raw");
+    expect(read).not.toContain("--json-max-depth");
+    expect(read).not.toContain("--grep");
+    expect(read).not.toContain("--http");
+    const json = pagewise(["help", "json"]).stdout;
+    expect(json).toContain("--json-max-depth");
+    expect(json).toContain("--pointer");
+    expect(json).not.toContain("--max-read-tokens");
+    const serve = pagewise(["serve", "--help"]).stdout;
+    expect(serve).toContain("--http");
+    expect(serve).not.toContain("--raw");
+  });
+});
+
+describe("configuration by environment", () => {
+  it("a bad value is reported under the variable's name; a flag wins over the variable", () => {
+    const file = path.join(dir, "notes.txt");
+    const bad = pagewise(["read", file, "--max-tokens", "500"], {
+      env: { PAGEWISE_ESTIMATOR: "bogus" },
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("PAGEWISE_ESTIMATOR");
+    const flagWins = pagewise(["read", file, "--max-tokens", "500", "--estimator", "default"], {
+      env: { PAGEWISE_ESTIMATOR: "bogus" },
+    });
+    expect(flagWins.status).toBe(0);
+  });
+
+  it("PAGEWISE_DEFAULT_MAX_TOKENS and PAGEWISE_MAX_TOKENS_CAP set the budgets", () => {
+    const file = path.join(dir, "notes.txt");
+    const capped = pagewise(["read", file, "--max-tokens", "100000"], {
+      env: { PAGEWISE_MAX_TOKENS_CAP: "400", PAGEWISE_DEFAULT_MAX_TOKENS: "300" },
+    });
+    expect(capped.status).toBe(0);
+    expect(JSON.parse(capped.stdout).max_tokens).toBe(400);
+    const inverted = pagewise(["read", file], {
+      env: { PAGEWISE_MAX_TOKENS_CAP: "400", PAGEWISE_DEFAULT_MAX_TOKENS: "500" },
+    });
+    expect(inverted.status).toBe(2);
+  });
+
+  it("serve takes its roots from PAGEWISE_ROOTS, or from arguments", async () => {
+    const { dir: second, cleanup: done } = tempDir("pagewise-cli-root2-");
+    writeFileSync(path.join(second, "b.txt"), "in the second root\n");
+    try {
+      const byEnv = await startServer([], {
+        PAGEWISE_ROOTS: [dir, second].join(path.delimiter),
+        PAGEWISE_CURSOR_KEY: KEY,
+      });
+      try {
+        const page = await byEnv.call("read", { path: path.join(second, "b.txt") });
+        expect(page.text).toBe("in the second root\n");
+      } finally {
+        await byEnv.close();
+      }
+      const byArgs = await startServer(["--", second], { PAGEWISE_ROOTS: dir });
+      try {
+        const denied = await byArgs.call("read", { path: path.join(dir, "notes.txt") });
+        expect(denied.isError).toBe(true); // arguments win over PAGEWISE_ROOTS
+        const page = await byArgs.call("read", { path: "b.txt" });
+        expect(page.text).toBe("in the second root\n");
+      } finally {
+        await byArgs.close();
+      }
+    } finally {
+      done();
+    }
+  });
+});
