@@ -12,16 +12,23 @@
  */
 import * as nodeFs from "node:fs";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
 import { PagewiseError } from "../../core/index.js";
+import {
+  compileGitignore,
+  type GitignoreRules,
+  type GitignoreSkip,
+  isGitignoreSkip,
+  MAX_GITIGNORE_BYTES,
+  MAX_GITIGNORE_RULES,
+  readGitignore,
+} from "./gitignore.js";
 import { compareCodePoints } from "./order.js";
 
 export type EntryType = "file" | "directory" | "symlink" | "other";
 
-/** The file-system calls the walker makes; injectable for tests (unreadable directories as root). */
+/** The file-system call the walker opens directories with; injectable for tests (EACCES as root). */
 export interface WalkFs {
-  readdirSync(dir: string, options: { withFileTypes: true }): nodeFs.Dirent[];
-  readFileSync(file: string, encoding: "utf8"): string;
+  openSync(path: string, flags: number): number;
 }
 
 export interface WalkOptions {
@@ -38,6 +45,8 @@ export interface WalkOptions {
    * apply; normally every directory from the root down to the walked directory's parent.
    */
   readonly ancestors?: readonly string[];
+  /** Largest `.gitignore` file read (default MAX_GITIGNORE_BYTES); a larger one is skipped. */
+  readonly maxGitignoreBytes?: number;
   readonly signal?: AbortSignal;
   readonly fs?: WalkFs;
   /** Called with each directory (absolute path) just before it is read. */
@@ -60,10 +69,21 @@ export interface WalkStats {
   unreadable: number;
   /** The first unreadable directory, relative to the walked one. */
   firstUnreadable?: string;
+  /**
+   * Entries left out by `.gitignore` rules (`respectGitignore: false` includes them). An ignored
+   * directory counts once: its content is not read.
+   */
+  ignored: number;
+  /** Entries left out as hidden (`includeHidden: true` includes them); `.git` is not counted. */
+  hidden: number;
+  /** `.gitignore` files whose rules were not applied (symlink, not regular, over a limit). */
+  gitignoreSkipped: number;
+  /** The first of them, relative to the walked directory, and why. */
+  firstGitignoreSkipped?: { readonly path: string } & GitignoreSkip;
 }
 
 interface Matcher {
-  readonly ig: Ignore;
+  readonly rules: GitignoreRules;
   /** Prepended to the entry's path after stripping `strip` characters. */
   readonly prefix: string;
   readonly strip: number;
@@ -85,9 +105,21 @@ interface Frame {
   readonly abs: string;
   /** Length of the matcher stack below this directory's own `.gitignore`. */
   readonly matchers: number;
+  /** Rules in force below this directory's own `.gitignore`. */
+  readonly rulesInForce: number;
 }
 
 const YIELD_EVERY_MS = 12;
+/** Entries filtered between checks of the time slice (rule tests can cost ≈ 0.5 ms each). */
+const FILTER_CHECK_EVERY = 64;
+
+/** `/proc/self/fd/N` names the directory a descriptor refers to (Linux); elsewhere paths are read. */
+const PROC_FD = process.platform === "linux" && nodeFs.existsSync("/proc/self/fd");
+const DIR_FLAGS =
+  nodeFs.constants.O_RDONLY |
+  nodeFs.constants.O_DIRECTORY |
+  nodeFs.constants.O_NOFOLLOW |
+  nodeFs.constants.O_NONBLOCK;
 
 function typeOf(d: nodeFs.Dirent): EntryType {
   if (d.isFile()) return "file";
@@ -108,10 +140,56 @@ export function walkLimitExceeded(limit: number, value: number): PagewiseError {
   );
 }
 
+function isWithin(dir: string, real: string): boolean {
+  return real === dir || real.startsWith(dir === "/" ? "/" : `${dir}/`);
+}
+
+/** A directory opened for reading: its descriptor (closed by the caller) and its entries. */
+interface OpenedDirectory {
+  readonly fd: number;
+  readonly dirents: nodeFs.Dirent[];
+  /** Where the directory's own files are opened: through the descriptor where possible. */
+  readonly base: string;
+}
+
+/**
+ * Opens `abs` as a directory without following a symlink in its last component, checks that the
+ * descriptor's real path satisfies `accept` (a swap of an intermediate component for a symlink
+ * lands elsewhere and is refused), and reads the entries of the directory the descriptor refers
+ * to, so what is listed is what was checked. Returns an errno code on failure, "outside" when
+ * refused. Without /proc the entries are read by path (the walk still never follows symlinks).
+ */
+function openDirectory(
+  fs: WalkFs,
+  abs: string,
+  accept: (real: string) => boolean,
+): OpenedDirectory | string {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, DIR_FLAGS);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? "EIO";
+  }
+  try {
+    if (!PROC_FD) {
+      return { fd, dirents: nodeFs.readdirSync(abs, { withFileTypes: true }), base: abs };
+    }
+    const base = `/proc/self/fd/${fd}`;
+    if (!accept(nodeFs.readlinkSync(base))) {
+      nodeFs.closeSync(fd);
+      return "outside";
+    }
+    return { fd, dirents: nodeFs.readdirSync(base, { withFileTypes: true }), base };
+  } catch (err) {
+    nodeFs.closeSync(fd);
+    return (err as NodeJS.ErrnoException).code ?? "EIO";
+  }
+}
+
 /**
  * Walks `dir`, calling `visit` for every entry that is neither hidden (unless included) nor ignored,
  * in code-point order of `path`. Unreadable directories are counted and skipped; entries that vanish
- * during the walk are skipped silently.
+ * during the walk, and directories swapped for something outside `dir`, are skipped silently.
  */
 export async function walk(
   dir: string,
@@ -120,78 +198,144 @@ export async function walk(
 ): Promise<WalkStats> {
   const fs = options.fs ?? nodeFs;
   const { recursive, includeHidden, respectGitignore, maxEntries, signal } = options;
-  const stats: WalkStats = { entriesRead: 0, unreadable: 0 };
+  const maxGitignoreBytes = options.maxGitignoreBytes ?? MAX_GITIGNORE_BYTES;
+  const stats: WalkStats = {
+    entriesRead: 0,
+    unreadable: 0,
+    ignored: 0,
+    hidden: 0,
+    gitignoreSkipped: 0,
+  };
   const matchers: Matcher[] = [];
+  let rulesInForce = 0;
+
+  let sliceStart = performance.now();
+  const pause = async (): Promise<void> => {
+    if (performance.now() - sliceStart <= YIELD_EVERY_MS) return;
+    options.onProgress?.(stats.entriesRead);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    sliceStart = performance.now();
+  };
+
+  /** Loads the `.gitignore` in an opened directory; `shown` names it relative to `dir`. */
+  const loadRules = async (base: string, shown: string): Promise<GitignoreRules | undefined> => {
+    const text = await readGitignore(`${base}/.gitignore`, maxGitignoreBytes);
+    if (text === undefined) return undefined;
+    const rules = isGitignoreSkip(text)
+      ? text
+      : compileGitignore(text, MAX_GITIGNORE_RULES - rulesInForce);
+    if (!isGitignoreSkip(rules)) return rules;
+    stats.gitignoreSkipped++;
+    stats.firstGitignoreSkipped ??= { path: shown, ...rules };
+    return undefined;
+  };
+
   if (respectGitignore && options.ancestors) {
     for (const ancestor of options.ancestors) {
-      const ig = loadGitignore(fs, ancestor);
-      if (ig) {
-        const rel = path.relative(ancestor, dir).split(path.sep).join("/");
-        matchers.push({ ig, prefix: rel === "" ? "" : `${rel}/`, strip: 0 });
+      const opened = openDirectory(fs, ancestor, (real) => real === ancestor);
+      if (typeof opened === "string") continue;
+      try {
+        const shown = path
+          .relative(dir, path.join(ancestor, ".gitignore"))
+          .split(path.sep)
+          .join("/");
+        const rules = opened.dirents.some((d) => d.name === ".gitignore")
+          ? await loadRules(opened.base, shown)
+          : undefined;
+        if (rules) {
+          const rel = path.relative(ancestor, dir).split(path.sep).join("/");
+          matchers.push({ rules, prefix: rel === "" ? "" : `${rel}/`, strip: 0 });
+          rulesInForce += rules.count;
+        }
+      } finally {
+        nodeFs.closeSync(opened.fd);
       }
     }
   }
   const isIgnored = (rel: string, isDir: boolean): boolean => {
     for (let k = matchers.length - 1; k >= 0; k--) {
       const m = matchers[k]!;
-      const p = m.prefix + (m.strip > 0 ? rel.slice(m.strip) : rel) + (isDir ? "/" : "");
-      const verdict = m.ig.test(p);
-      if (verdict.ignored) return true;
-      if (verdict.unignored) return false;
+      const verdict = m.rules.test(
+        m.prefix + (m.strip > 0 ? rel.slice(m.strip) : rel) + (isDir ? "/" : ""),
+      );
+      if (verdict !== 0) return verdict > 0;
     }
     return false;
   };
 
-  const open = (abs: string, rel: string): Frame | undefined => {
-    let dirents: nodeFs.Dirent[];
+  const open = async (abs: string, rel: string): Promise<Frame | undefined> => {
     options.onDirectory?.(abs);
-    try {
-      dirents = fs.readdirSync(abs, { withFileTypes: true });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    const opened = openDirectory(fs, abs, (real) => isWithin(dir, real));
+    if (typeof opened === "string") {
+      // Gone, replaced by a non-directory or a symlink, or moved outside: skipped like a vanished entry.
+      if (opened === "ENOENT" || opened === "ENOTDIR" || opened === "ELOOP") return undefined;
+      if (opened === "outside") return undefined;
       stats.unreadable++;
       if (stats.firstUnreadable === undefined) stats.firstUnreadable = rel.slice(0, -1) || ".";
       return undefined;
     }
+    try {
+      return await filterEntries(opened, abs, rel);
+    } finally {
+      nodeFs.closeSync(opened.fd);
+    }
+  };
+
+  const filterEntries = async (
+    opened: OpenedDirectory,
+    abs: string,
+    rel: string,
+  ): Promise<Frame> => {
+    const { dirents } = opened;
     stats.entriesRead += dirents.length;
     if (stats.entriesRead > maxEntries) throw walkLimitExceeded(maxEntries, stats.entriesRead);
     const base = matchers.length;
-    if (respectGitignore) {
-      for (let i = 0; i < dirents.length; i++) {
-        if (dirents[i]!.name === ".gitignore") {
-          const ig = loadGitignore(fs, abs);
-          if (ig) matchers.push({ ig, prefix: "", strip: rel.length });
-          break;
-        }
+    const baseRules = rulesInForce;
+    if (respectGitignore && dirents.some((d) => d.name === ".gitignore")) {
+      const rules = await loadRules(opened.base, `${rel}.gitignore`);
+      if (rules) {
+        matchers.push({ rules, prefix: "", strip: rel.length });
+        rulesInForce += rules.count;
       }
     }
+    const testing = respectGitignore && matchers.length > 0;
     const events: Event[] = [];
     for (let i = 0; i < dirents.length; i++) {
       const d = dirents[i]!;
       const name = d.name;
       if (name === ".git") continue;
-      if (!includeHidden && name.charCodeAt(0) === 0x2e) continue;
+      if (!includeHidden && name.charCodeAt(0) === 0x2e) {
+        stats.hidden++;
+        continue;
+      }
       const type = typeOf(d);
       const isDir = type === "directory";
-      if (respectGitignore && matchers.length > 0 && isIgnored(rel + name, isDir)) continue;
+      if (testing) {
+        if (isIgnored(rel + name, isDir)) {
+          stats.ignored++;
+          continue;
+        }
+        // Perf: rule tests can dominate a large directory; keep the event loop answering.
+        if (i % FILTER_CHECK_EVERY === FILTER_CHECK_EVERY - 1) await pause();
+      }
       events.push({ key: name, name, type, expand: false });
       if (isDir && recursive) events.push({ key: `${name}/`, name, type, expand: true });
     }
     events.sort(compareEvents);
-    return { events, i: 0, rel, abs, matchers: base };
+    return { events, i: 0, rel, abs, matchers: base, rulesInForce: baseRules };
   };
 
   const stack: Frame[] = [];
-  const first = open(dir, "");
+  const first = await open(dir, "");
   if (first) stack.push(first);
-  let sliceStart = performance.now();
   let dirsSinceCheck = 0;
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     if (frame.i >= frame.events.length) {
       stack.pop();
       matchers.length = frame.matchers;
+      rulesInForce = frame.rulesInForce;
       continue;
     }
     const ev = frame.events[frame.i++]!;
@@ -205,27 +349,12 @@ export async function walk(
     if (++dirsSinceCheck >= 16) {
       dirsSinceCheck = 0;
       signal?.throwIfAborted();
-      if (performance.now() - sliceStart > YIELD_EVERY_MS) {
-        options.onProgress?.(stats.entriesRead);
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        signal?.throwIfAborted();
-        sliceStart = performance.now();
-      }
+      await pause();
     }
-    const child = open(abs, `${rel}/`);
+    const child = await open(abs, `${rel}/`);
     if (child) stack.push(child);
   }
   return stats;
-}
-
-function loadGitignore(fs: WalkFs, dirAbs: string): Ignore | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dirAbs, ".gitignore"), "utf8");
-  } catch {
-    return undefined;
-  }
-  return ignore({ allowRelativePaths: true }).add(text);
 }
 
 /** The directories from `rootDir` down to the parent of `dir` (both canonical), outermost first. */
