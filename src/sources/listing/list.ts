@@ -22,7 +22,8 @@ import type { SourceContext } from "../context.js";
 import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../file-ref.js";
 import { compileGlob } from "./glob.js";
 import { compareCodePoints } from "./order.js";
-import { ancestorsWithin, walk } from "./walk.js";
+import { walkReportMembers } from "./report.js";
+import { ancestorsWithin, type WalkStats, walk } from "./walk.js";
 
 export const LIST_TOOL = "list";
 /** Items per page when `limit` is not given. */
@@ -174,7 +175,7 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
   let total = 0;
   let before = 0; // entries at or before the cursor's key
   let version: string;
-  let stats: { unreadable: number; firstUnreadable?: string };
+  let stats: WalkStats;
   const cached = validCache(cacheKey);
   const fromCache = cached ? pageFromCache(cached, after, offset, limit) : undefined;
   if (cached && !fromCache) cache.delete(cacheKey);
@@ -198,7 +199,7 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
       mtimes: [],
       signatures: [],
       version: "",
-      stats: { unreadable: 0 },
+      stats: { entriesRead: 0, unreadable: 0, ignored: 0, hidden: 0, gitignoreSkipped: 0 },
       at: started,
     };
     let keeping = true;
@@ -272,12 +273,7 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
       }
       if (!racy) {
         keep.version = version;
-        keep.stats = {
-          unreadable: walkStats.unreadable,
-          ...(walkStats.firstUnreadable !== undefined
-            ? { firstUnreadable: walkStats.firstUnreadable }
-            : {}),
-        };
+        keep.stats = walkStats;
         remember(cacheKey, keep);
       }
     }
@@ -299,9 +295,7 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
     `,"version":${JSON.stringify(version)}` +
     (note ? `,"note":${JSON.stringify(note)}` : "") +
     (req.maxTokensLowered ? `,"max_tokens":${req.maxTokens}` : "") +
-    (stats.unreadable > 0
-      ? `,"skipped":${JSON.stringify({ unreadable_directories: stats.unreadable, first: stats.firstUnreadable })}`
-      : "");
+    walkReportMembers(stats);
   const render = (count: number): string => {
     const next = start + count;
     const hasMore = next < total;
@@ -343,7 +337,7 @@ interface CachedListing {
   mtimes: number[];
   signatures: [string, string][];
   version: string;
-  stats: { unreadable: number; firstUnreadable?: string };
+  stats: WalkStats;
   at: number;
 }
 
