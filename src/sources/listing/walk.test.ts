@@ -2,6 +2,7 @@ import * as nodeFs from "node:fs";
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { compareCodePoints } from "./order.js";
@@ -151,4 +152,85 @@ describe("walk", () => {
       details: { limit: { name: "max_walk_entries", limit: 3 } },
     });
   });
+});
+
+describe("a directory the caller names is never hidden by rules", () => {
+  it("ancestors' rules do not hide the walked directory; entries they match alone still go", async () => {
+    const dir = path.join(base, "named");
+    materialize(dir, {
+      ".gitignore": null,
+      node_modules: { typescript: { lib: { "a.js": null, "a.d.ts": null } }, ".bin": null },
+      src: { "x.ts": null },
+    });
+    writeFileSync(path.join(dir, ".gitignore"), "node_modules\n*.js\n");
+    const options = { ...OPTIONS, includeHidden: false, respectGitignore: true, ancestors: [dir] };
+    const paths: string[] = [];
+    const stats = await walk(path.join(dir, "node_modules"), options, (e) => paths.push(e.path));
+    expect(paths).toEqual(["typescript", "typescript/lib", "typescript/lib/a.d.ts"]);
+    expect(stats).toMatchObject({ ignored: 1, hidden: 1 });
+    // From the root, node_modules itself is ignored and counted once (its content is not read).
+    const fromRoot: string[] = [];
+    const rootStats = await walk(dir, { ...options, ancestors: [] }, (e) => fromRoot.push(e.path));
+    expect(fromRoot).toEqual(["src", "src/x.ts"]);
+    expect(rootStats).toMatchObject({ ignored: 1, hidden: 1 });
+  });
+
+  it("a hidden directory the caller names is listed", async () => {
+    const dir = path.join(base, "hidden-named");
+    materialize(dir, { ".github": { workflows: { "ci.yml": null } } });
+    const got = (
+      await collect(path.join(dir, ".github"), { ...OPTIONS, includeHidden: false })
+    ).map((e) => e.path);
+    expect(got).toEqual(["workflows", "workflows/ci.yml"]);
+  });
+});
+
+describe("the walk reads only what lies inside the walked directory", () => {
+  it("never lists an outside directory while a subdirectory is swapped for a symlink (race)", async () => {
+    const dir = path.join(base, "race");
+    const out = path.join(base, "race-outside");
+    // The same shape inside and outside, so a swap anywhere on the path could land outside.
+    const shape = (tag: string): Tree => ({
+      [`${tag}-1`]: null,
+      [`${tag}-2`]: null,
+      deeper: { [`${tag}-3`]: null, deepest: { [`${tag}-4`]: null } },
+    });
+    materialize(dir, { a: { "in-0": null }, sub: shape("in"), z: { "in-9": null } });
+    materialize(out, shape("OUTSIDE"));
+    nodeFs.symlinkSync(out, path.join(dir, "link"));
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const swaps = new Int32Array(new SharedArrayBuffer(4));
+    const swapper = new Worker(
+      `const { renameSync } = require("node:fs");
+       const { workerData: { dir, stop, swaps } } = require("node:worker_threads");
+       const p = (n) => dir + "/" + n;
+       while (Atomics.load(stop, 0) === 0) {
+         renameSync(p("sub"), p("held"));
+         renameSync(p("link"), p("sub"));
+         renameSync(p("sub"), p("link"));
+         renameSync(p("held"), p("sub"));
+         Atomics.add(swaps, 0, 1);
+       }`,
+      { eval: true, workerData: { dir, stop, swaps } },
+    );
+    let outsideSeen = 0;
+    let insideSeen = 0;
+    let walks = 0;
+    try {
+      while (walks < 5000 && (walks < 1000 || insideSeen < 50)) {
+        walks++;
+        await walk(dir, OPTIONS, (e) => {
+          const name = path.basename(e.path);
+          if (name.startsWith("OUTSIDE")) outsideSeen++;
+          if (e.path.startsWith("sub/") && name.startsWith("in-")) insideSeen++;
+        });
+      }
+    } finally {
+      Atomics.store(stop, 0, 1);
+      await swapper.terminate();
+    }
+    expect(Atomics.load(swaps, 0)).toBeGreaterThan(0);
+    expect(insideSeen).toBeGreaterThan(0);
+    expect(outsideSeen).toBe(0);
+  }, 60_000);
 });
