@@ -224,7 +224,7 @@ export async function listPage(ctx: SourceContext, req: ListRequest): Promise<st
         let size: number;
         let mtimeMs: number;
         try {
-          const st = lstatSync(entry.absolute);
+          const st = lstatSync(entry.statPath);
           size = st.size;
           mtimeMs = st.mtimeMs;
         } catch {

@@ -2,10 +2,10 @@ import * as nodeFs from "node:fs";
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { compareCodePoints } from "./order.js";
+import { startSwapRace } from "./test-support/swap-race.js";
 import { type WalkEntry, type WalkOptions, walk } from "./walk.js";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-walk-")));
@@ -198,21 +198,7 @@ describe("the walk reads only what lies inside the walked directory", () => {
     materialize(dir, { a: { "in-0": null }, sub: shape("in"), z: { "in-9": null } });
     materialize(out, shape("OUTSIDE"));
     nodeFs.symlinkSync(out, path.join(dir, "link"));
-    const stop = new Int32Array(new SharedArrayBuffer(4));
-    const swaps = new Int32Array(new SharedArrayBuffer(4));
-    const swapper = new Worker(
-      `const { renameSync } = require("node:fs");
-       const { workerData: { dir, stop, swaps } } = require("node:worker_threads");
-       const p = (n) => dir + "/" + n;
-       while (Atomics.load(stop, 0) === 0) {
-         renameSync(p("sub"), p("held"));
-         renameSync(p("link"), p("sub"));
-         renameSync(p("sub"), p("link"));
-         renameSync(p("held"), p("sub"));
-         Atomics.add(swaps, 0, 1);
-       }`,
-      { eval: true, workerData: { dir, stop, swaps } },
-    );
+    const race = startSwapRace(dir);
     let outsideSeen = 0;
     let insideSeen = 0;
     let walks = 0;
@@ -226,11 +212,54 @@ describe("the walk reads only what lies inside the walked directory", () => {
         });
       }
     } finally {
-      Atomics.store(stop, 0, 1);
-      await swapper.terminate();
+      await race.stop();
     }
-    expect(Atomics.load(swaps, 0)).toBeGreaterThan(0);
+    expect(race.swaps()).toBeGreaterThan(0);
     expect(insideSeen).toBeGreaterThan(0);
     expect(outsideSeen).toBe(0);
   }, 60_000);
+});
+
+describe("directory descriptors", () => {
+  const openFds = () => readdirSync("/proc/self/fd").length;
+
+  it.runIf(process.platform === "linux")(
+    "are all closed after a walk, a failed walk and a cancelled one, however deep",
+    async () => {
+      const dir = path.join(base, "fds");
+      let deep = dir;
+      for (let i = 0; i < 100; i++) deep = path.join(deep, `d${i}`);
+      mkdirSync(deep, { recursive: true });
+      writeFileSync(path.join(deep, "leaf"), "x");
+      const before = openFds();
+      let maxDuring = 0;
+      const got = await collect(dir, {
+        ...OPTIONS,
+        onDirectory: () => {
+          maxDuring = Math.max(maxDuring, openFds());
+        },
+      });
+      expect(got.length).toBe(101);
+      expect(openFds()).toBe(before);
+      // One kept per level of the current path, at most 64.
+      expect(maxDuring - before).toBeLessThanOrEqual(64);
+      expect(maxDuring - before).toBeGreaterThanOrEqual(60);
+      await expect(collect(dir, { ...OPTIONS, maxEntries: 50 })).rejects.toMatchObject({
+        code: "RESOURCE_LIMIT_EXCEEDED",
+      });
+      expect(openFds()).toBe(before);
+      const controller = new AbortController();
+      let dirs = 0;
+      await expect(
+        collect(dir, {
+          ...OPTIONS,
+          signal: controller.signal,
+          onDirectory: () => {
+            if (++dirs === 40) controller.abort();
+          },
+        }),
+      ).rejects.toThrow();
+      expect(openFds()).toBe(before);
+    },
+  );
 });

@@ -9,6 +9,16 @@
  * recursively, its subtree sorts at key `x/`. Every path in the subtree starts with `x/` and no
  * sibling key does, so walking the keys of each directory in code-point order and descending at
  * the `x/` keys yields every path in code-point order overall (`a`, `a-b`, `a/c` — `-` < `/`).
+ *
+ * Confinement: a directory is opened `O_DIRECTORY|O_NOFOLLOW`, the descriptor's real path
+ * (`/proc/self/fd/N`) must lie inside the walked directory, and the entries are read through the
+ * descriptor, so a directory swapped for a symlink to elsewhere during the walk is never listed.
+ * The descriptor stays open while its entries are visited, and they are stat'ed and their
+ * `.gitignore` opened through it. Per directory this adds an open, a readlink and a close to the
+ * readdir; nothing per file.
+ *
+ * Filtering: rules never hide the walked directory itself (like rg and fd); each entry is tested
+ * alone against the `.gitignore` rules in force, and the walk counts what rules removed.
  */
 import * as nodeFs from "node:fs";
 import path from "node:path";
@@ -59,6 +69,12 @@ export interface WalkEntry {
   /** Relative to the walked directory, `/`-separated. */
   readonly path: string;
   readonly absolute: string;
+  /**
+   * The entry named through its directory's opened descriptor (`/proc/self/fd/N/name`) where
+   * possible, else `absolute`: lstat this, not `absolute`, to stat the entry that was listed even
+   * if a directory on its path is swapped for a symlink meanwhile. Valid during `visit` only.
+   */
+  readonly statPath: string;
   readonly type: EntryType;
 }
 
@@ -107,9 +123,18 @@ interface Frame {
   readonly matchers: number;
   /** Rules in force below this directory's own `.gitignore`. */
   readonly rulesInForce: number;
+  /** The directory's descriptor, kept open while its entries are visited, or -1. */
+  fd: number;
+  /** Where its entries are stat'ed: `/proc/self/fd/N/` while `fd` is open, else `abs/`. */
+  statBase: string;
 }
 
 const YIELD_EVERY_MS = 12;
+/**
+ * Directory descriptors kept open at once (one per level of the current path). Deeper levels close
+ * theirs after reading, and their entries are stat'ed by path.
+ */
+const MAX_OPEN_DIRECTORIES = 64;
 /** Entries filtered between checks of the time slice (rule tests can cost ≈ 0.5 ms each). */
 const FILTER_CHECK_EVERY = 64;
 
@@ -275,11 +300,19 @@ export async function walk(
       if (stats.firstUnreadable === undefined) stats.firstUnreadable = rel.slice(0, -1) || ".";
       return undefined;
     }
+    let frame: Frame | undefined;
     try {
-      return await filterEntries(opened, abs, rel);
+      frame = await filterEntries(opened, abs, rel);
     } finally {
-      nodeFs.closeSync(opened.fd);
+      if (frame === undefined || !PROC_FD || openFds >= MAX_OPEN_DIRECTORIES) {
+        nodeFs.closeSync(opened.fd);
+      } else {
+        openFds++;
+        frame.fd = opened.fd;
+        frame.statBase = `${opened.base}/`;
+      }
     }
+    return frame;
   };
 
   const filterEntries = async (
@@ -323,36 +356,57 @@ export async function walk(
       if (isDir && recursive) events.push({ key: `${name}/`, name, type, expand: true });
     }
     events.sort(compareEvents);
-    return { events, i: 0, rel, abs, matchers: base, rulesInForce: baseRules };
+    return {
+      events,
+      i: 0,
+      rel,
+      abs,
+      matchers: base,
+      rulesInForce: baseRules,
+      fd: -1,
+      statBase: abs === "/" ? "/" : `${abs}/`,
+    };
   };
 
   const stack: Frame[] = [];
-  const first = await open(dir, "");
-  if (first) stack.push(first);
-  let dirsSinceCheck = 0;
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1]!;
-    if (frame.i >= frame.events.length) {
-      stack.pop();
-      matchers.length = frame.matchers;
-      rulesInForce = frame.rulesInForce;
-      continue;
+  let openFds = 0;
+  const closeFrame = (frame: Frame): void => {
+    if (frame.fd < 0) return;
+    nodeFs.closeSync(frame.fd);
+    frame.fd = -1;
+    openFds--;
+  };
+  try {
+    const first = await open(dir, "");
+    if (first) stack.push(first);
+    let dirsSinceCheck = 0;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.i >= frame.events.length) {
+        stack.pop();
+        closeFrame(frame);
+        matchers.length = frame.matchers;
+        rulesInForce = frame.rulesInForce;
+        continue;
+      }
+      const ev = frame.events[frame.i++]!;
+      const rel = frame.rel + ev.name;
+      const abs = frame.abs === "/" ? `/${ev.name}` : `${frame.abs}/${ev.name}`;
+      if (!ev.expand) {
+        visit({ path: rel, absolute: abs, statPath: frame.statBase + ev.name, type: ev.type });
+        continue;
+      }
+      // Perf: cancellation, progress and yielding are checked per directory, not per entry.
+      if (++dirsSinceCheck >= 16) {
+        dirsSinceCheck = 0;
+        signal?.throwIfAborted();
+        await pause();
+      }
+      const child = await open(abs, `${rel}/`);
+      if (child) stack.push(child);
     }
-    const ev = frame.events[frame.i++]!;
-    const rel = frame.rel + ev.name;
-    const abs = frame.abs === "/" ? `/${ev.name}` : `${frame.abs}/${ev.name}`;
-    if (!ev.expand) {
-      visit({ path: rel, absolute: abs, type: ev.type });
-      continue;
-    }
-    // Perf: cancellation, progress and yielding are checked per directory, not per entry.
-    if (++dirsSinceCheck >= 16) {
-      dirsSinceCheck = 0;
-      signal?.throwIfAborted();
-      await pause();
-    }
-    const child = await open(abs, `${rel}/`);
-    if (child) stack.push(child);
+  } finally {
+    for (const frame of stack) closeFrame(frame);
   }
   return stats;
 }
