@@ -188,7 +188,22 @@ describe("gitignore rules test one path, like git during a walk", () => {
       // Parents are not consulted: inside a directory the caller named, entries are tested alone.
       ["node_modules/typescript/", 0],
       ["build/x.txt", 0],
+      // Case-sensitive where git is (Linux): *.log does not match A.LOG.
+      ["A.LOG", process.platform === "linux" ? 0 : 1],
     ];
     for (const [p, verdict] of cases) expect([p, rules.test(p)]).toEqual([p, verdict]);
+  });
+
+  it("an ancestor's hostile .gitignore is skipped and named relative to the walked directory", async () => {
+    const dir = path.join(base, "anc-fifo");
+    mkdirSync(path.join(dir, "sub"), { recursive: true });
+    execFileSync("mkfifo", [path.join(dir, ".gitignore")]);
+    writeFileSync(path.join(dir, "sub/a.txt"), "x");
+    const { paths, stats } = await walked(path.join(dir, "sub"), { ancestors: [dir] });
+    expect(paths).toEqual(["a.txt"]);
+    expect(stats.firstGitignoreSkipped).toMatchObject({
+      path: "../.gitignore",
+      reason: "not a regular file",
+    });
   });
 });

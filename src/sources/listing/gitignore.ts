@@ -33,6 +33,9 @@ export const MAX_GITIGNORE_RULE_CHARS = 4096;
  */
 export const MAX_GITIGNORE_GLOBSTARS_PER_RULE = 2;
 
+/** Like git's `core.ignorecase` default: case-insensitive only where file systems usually are. */
+const IGNORE_CASE = process.platform === "darwin" || process.platform === "win32";
+
 const OPEN_FLAGS =
   constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 
@@ -157,7 +160,7 @@ interface RuleList {
  * package is pinned, and a test checks this shape so an upgrade that changes it fails loudly.
  */
 function singlePathMatcher(text: string, count: number): GitignoreRules {
-  const ig = ignore({ allowRelativePaths: true }).add(text);
+  const ig = ignore({ allowRelativePaths: true, ignoreCase: IGNORE_CASE }).add(text);
   const rules = (ig as unknown as { _rules?: RuleList })._rules;
   if (!rules || typeof rules.test !== "function") {
     throw new Error("the ignore package no longer exposes its rule list");
