@@ -221,64 +221,91 @@ export async function walk(
   options: WalkOptions,
   visit: (entry: WalkEntry) => void,
 ): Promise<WalkStats> {
-  const fs = options.fs ?? nodeFs;
-  const { recursive, includeHidden, respectGitignore, maxEntries, signal } = options;
-  const maxGitignoreBytes = options.maxGitignoreBytes ?? MAX_GITIGNORE_BYTES;
-  const stats: WalkStats = {
+  const walker = new Walker(dir, options);
+  try {
+    if (options.respectGitignore && options.ancestors) {
+      await walker.loadAncestors(options.ancestors);
+    }
+    await walker.run(visit);
+  } finally {
+    walker.closeAll();
+  }
+  return walker.stats;
+}
+
+/** One walk's state: the stack of open directories, the rules in force, the counts. */
+class Walker {
+  readonly stats: WalkStats = {
     entriesRead: 0,
     unreadable: 0,
     ignored: 0,
     hidden: 0,
     gitignoreSkipped: 0,
   };
-  const matchers: Matcher[] = [];
-  let rulesInForce = 0;
+  private readonly fs: WalkFs;
+  private readonly matchers: Matcher[] = [];
+  private rulesInForce = 0;
+  private readonly stack: Frame[] = [];
+  private openFds = 0;
+  private sliceStart = performance.now();
 
-  let sliceStart = performance.now();
-  const pause = async (): Promise<void> => {
-    if (performance.now() - sliceStart <= YIELD_EVERY_MS) return;
-    options.onProgress?.(stats.entriesRead);
+  constructor(
+    private readonly dir: string,
+    private readonly options: WalkOptions,
+  ) {
+    this.fs = options.fs ?? nodeFs;
+  }
+
+  /** Gives other work a turn once the current time slice is used up. */
+  private async pause(): Promise<void> {
+    if (performance.now() - this.sliceStart <= YIELD_EVERY_MS) return;
+    this.options.onProgress?.(this.stats.entriesRead);
     await new Promise<void>((resolve) => setImmediate(resolve));
-    signal?.throwIfAborted();
-    sliceStart = performance.now();
-  };
+    this.options.signal?.throwIfAborted();
+    this.sliceStart = performance.now();
+  }
 
-  /** Loads the `.gitignore` in an opened directory; `shown` names it relative to `dir`. */
-  const loadRules = async (base: string, shown: string): Promise<GitignoreRules | undefined> => {
-    const text = await readGitignore(`${base}/.gitignore`, maxGitignoreBytes);
+  /** Loads the `.gitignore` of an opened directory; `shown` names it relative to the walked one. */
+  private async loadRules(base: string, shown: string): Promise<GitignoreRules | undefined> {
+    const text = await readGitignore(
+      `${base}/.gitignore`,
+      this.options.maxGitignoreBytes ?? MAX_GITIGNORE_BYTES,
+    );
     if (text === undefined) return undefined;
     const rules = isGitignoreSkip(text)
       ? text
-      : compileGitignore(text, MAX_GITIGNORE_RULES - rulesInForce);
+      : compileGitignore(text, MAX_GITIGNORE_RULES - this.rulesInForce);
     if (!isGitignoreSkip(rules)) return rules;
-    stats.gitignoreSkipped++;
-    stats.firstGitignoreSkipped ??= { path: shown, ...rules };
+    this.stats.gitignoreSkipped++;
+    this.stats.firstGitignoreSkipped ??= { path: shown, ...rules };
     return undefined;
-  };
+  }
 
-  if (respectGitignore && options.ancestors) {
-    for (const ancestor of options.ancestors) {
-      const opened = openDirectory(fs, ancestor, (real) => real === ancestor);
+  private pushRules(rules: GitignoreRules, prefix: string, strip: number): void {
+    this.matchers.push({ rules, prefix, strip });
+    this.rulesInForce += rules.count;
+  }
+
+  /** The `.gitignore` files of the directories above the walked one, each opened confined. */
+  async loadAncestors(ancestors: readonly string[]): Promise<void> {
+    const { dir } = this;
+    for (const ancestor of ancestors) {
+      const opened = openDirectory(this.fs, ancestor, (real) => real === ancestor);
       if (typeof opened === "string") continue;
       try {
-        const shown = path
-          .relative(dir, path.join(ancestor, ".gitignore"))
-          .split(path.sep)
-          .join("/");
-        const rules = opened.dirents.some((d) => d.name === ".gitignore")
-          ? await loadRules(opened.base, shown)
-          : undefined;
-        if (rules) {
-          const rel = path.relative(ancestor, dir).split(path.sep).join("/");
-          matchers.push({ rules, prefix: rel === "" ? "" : `${rel}/`, strip: 0 });
-          rulesInForce += rules.count;
-        }
+        if (!opened.dirents.some((d) => d.name === ".gitignore")) continue;
+        const shown = toSlashes(path.relative(dir, path.join(ancestor, ".gitignore")));
+        const rules = await this.loadRules(opened.base, shown);
+        const rel = toSlashes(path.relative(ancestor, dir));
+        if (rules) this.pushRules(rules, rel === "" ? "" : `${rel}/`, 0);
       } finally {
         nodeFs.closeSync(opened.fd);
       }
     }
   }
-  const isIgnored = (rel: string, isDir: boolean): boolean => {
+
+  private isIgnored(rel: string, isDir: boolean): boolean {
+    const { matchers } = this;
     for (let k = matchers.length - 1; k >= 0; k--) {
       const m = matchers[k]!;
       const verdict = m.rules.test(
@@ -287,52 +314,47 @@ export async function walk(
       if (verdict !== 0) return verdict > 0;
     }
     return false;
-  };
+  }
 
-  const open = async (abs: string, rel: string): Promise<Frame | undefined> => {
-    options.onDirectory?.(abs);
-    const opened = openDirectory(fs, abs, (real) => isWithin(dir, real));
+  /** Opens and filters one directory; its descriptor stays open in the frame while there is room. */
+  private async open(abs: string, rel: string): Promise<Frame | undefined> {
+    this.options.onDirectory?.(abs);
+    const opened = openDirectory(this.fs, abs, (real) => isWithin(this.dir, real));
     if (typeof opened === "string") {
       // Gone, replaced by a non-directory or a symlink, or moved outside: skipped like a vanished entry.
-      if (opened === "ENOENT" || opened === "ENOTDIR" || opened === "ELOOP") return undefined;
-      if (opened === "outside") return undefined;
-      stats.unreadable++;
-      if (stats.firstUnreadable === undefined) stats.firstUnreadable = rel.slice(0, -1) || ".";
+      if (["ENOENT", "ENOTDIR", "ELOOP", "outside"].includes(opened)) return undefined;
+      this.stats.unreadable++;
+      this.stats.firstUnreadable ??= rel.slice(0, -1) || ".";
       return undefined;
     }
     let frame: Frame | undefined;
     try {
-      frame = await filterEntries(opened, abs, rel);
+      frame = await this.filterEntries(opened, abs, rel);
     } finally {
-      if (frame === undefined || !PROC_FD || openFds >= MAX_OPEN_DIRECTORIES) {
+      if (frame === undefined || !PROC_FD || this.openFds >= MAX_OPEN_DIRECTORIES) {
         nodeFs.closeSync(opened.fd);
       } else {
-        openFds++;
+        this.openFds++;
         frame.fd = opened.fd;
         frame.statBase = `${opened.base}/`;
       }
     }
     return frame;
-  };
+  }
 
-  const filterEntries = async (
-    opened: OpenedDirectory,
-    abs: string,
-    rel: string,
-  ): Promise<Frame> => {
+  private async filterEntries(opened: OpenedDirectory, abs: string, rel: string): Promise<Frame> {
     const { dirents } = opened;
+    const { stats, options } = this;
+    const { includeHidden, respectGitignore, recursive, maxEntries } = options;
     stats.entriesRead += dirents.length;
     if (stats.entriesRead > maxEntries) throw walkLimitExceeded(maxEntries, stats.entriesRead);
-    const base = matchers.length;
-    const baseRules = rulesInForce;
+    const matchersBelow = this.matchers.length;
+    const rulesBelow = this.rulesInForce;
     if (respectGitignore && dirents.some((d) => d.name === ".gitignore")) {
-      const rules = await loadRules(opened.base, `${rel}.gitignore`);
-      if (rules) {
-        matchers.push({ rules, prefix: "", strip: rel.length });
-        rulesInForce += rules.count;
-      }
+      const rules = await this.loadRules(opened.base, `${rel}.gitignore`);
+      if (rules) this.pushRules(rules, "", rel.length);
     }
-    const testing = respectGitignore && matchers.length > 0;
+    const testing = respectGitignore && this.matchers.length > 0;
     const events: Event[] = [];
     for (let i = 0; i < dirents.length; i++) {
       const d = dirents[i]!;
@@ -345,48 +367,53 @@ export async function walk(
       const type = typeOf(d);
       const isDir = type === "directory";
       if (testing) {
-        if (isIgnored(rel + name, isDir)) {
+        if (this.isIgnored(rel + name, isDir)) {
           stats.ignored++;
           continue;
         }
         // Perf: rule tests can dominate a large directory; keep the event loop answering.
-        if (i % FILTER_CHECK_EVERY === FILTER_CHECK_EVERY - 1) await pause();
+        if (i % FILTER_CHECK_EVERY === FILTER_CHECK_EVERY - 1) await this.pause();
       }
       events.push({ key: name, name, type, expand: false });
       if (isDir && recursive) events.push({ key: `${name}/`, name, type, expand: true });
     }
     events.sort(compareEvents);
+    const statBase = abs === "/" ? "/" : `${abs}/`;
     return {
       events,
       i: 0,
       rel,
       abs,
-      matchers: base,
-      rulesInForce: baseRules,
+      matchers: matchersBelow,
+      rulesInForce: rulesBelow,
       fd: -1,
-      statBase: abs === "/" ? "/" : `${abs}/`,
+      statBase,
     };
-  };
+  }
 
-  const stack: Frame[] = [];
-  let openFds = 0;
-  const closeFrame = (frame: Frame): void => {
+  private closeFrame(frame: Frame): void {
     if (frame.fd < 0) return;
     nodeFs.closeSync(frame.fd);
     frame.fd = -1;
-    openFds--;
-  };
-  try {
-    const first = await open(dir, "");
+    this.openFds--;
+  }
+
+  closeAll(): void {
+    for (const frame of this.stack) this.closeFrame(frame);
+  }
+
+  async run(visit: (entry: WalkEntry) => void): Promise<void> {
+    const { stack } = this;
+    const first = await this.open(this.dir, "");
     if (first) stack.push(first);
     let dirsSinceCheck = 0;
     while (stack.length > 0) {
       const frame = stack[stack.length - 1]!;
       if (frame.i >= frame.events.length) {
         stack.pop();
-        closeFrame(frame);
-        matchers.length = frame.matchers;
-        rulesInForce = frame.rulesInForce;
+        this.closeFrame(frame);
+        this.matchers.length = frame.matchers;
+        this.rulesInForce = frame.rulesInForce;
         continue;
       }
       const ev = frame.events[frame.i++]!;
@@ -399,16 +426,17 @@ export async function walk(
       // Perf: cancellation, progress and yielding are checked per directory, not per entry.
       if (++dirsSinceCheck >= 16) {
         dirsSinceCheck = 0;
-        signal?.throwIfAborted();
-        await pause();
+        this.options.signal?.throwIfAborted();
+        await this.pause();
       }
-      const child = await open(abs, `${rel}/`);
+      const child = await this.open(abs, `${rel}/`);
       if (child) stack.push(child);
     }
-  } finally {
-    for (const frame of stack) closeFrame(frame);
   }
-  return stats;
+}
+
+function toSlashes(p: string): string {
+  return p.split(path.sep).join("/");
 }
 
 /** The directories from `rootDir` down to the parent of `dir` (both canonical), outermost first. */
