@@ -9,6 +9,7 @@ import * as nodeFs from "node:fs";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   compileGitignore,
@@ -206,4 +207,65 @@ describe("gitignore rules test one path, like git during a walk", () => {
       reason: "not a regular file",
     });
   });
+});
+
+describe("the walk agrees with git", () => {
+  const names = ["a", "b", "c.x", "d.y"];
+  const ruleArb = fc.oneof(
+    fc.constantFrom(...names),
+    fc.constantFrom(...names).map((n) => `${n}/`),
+    fc.constantFrom(...names).map((n) => `/${n}`),
+    fc.constantFrom(...names).map((n) => `!${n}`),
+    fc.constantFrom("*.x", "*.y", "!*.x", "a/b", "a/**/c.x", "**/b", "b/**", "!b/", "a/*"),
+  );
+  type Spec = { files: string[]; ignores: Array<[string, string[]]> };
+  const pathArb = fc
+    .array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 })
+    .map((p) => p.join("/"));
+  const specArb: fc.Arbitrary<Spec> = fc.record({
+    files: fc.uniqueArray(pathArb, { minLength: 1, maxLength: 12 }),
+    ignores: fc.array(
+      fc.tuple(fc.constantFrom("", "a/", "b/", "a/b/"), fc.array(ruleArb, { maxLength: 4 })),
+      { maxLength: 3 },
+    ),
+  });
+  let run = 0;
+
+  /** Materializes the spec: a path that is a prefix of another becomes a directory. */
+  function make(dir: string, spec: Spec): void {
+    const dirs = new Set<string>();
+    for (const f of spec.files) {
+      const parts = f.split("/");
+      for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join("/"));
+    }
+    for (const d of dirs) mkdirSync(path.join(dir, d), { recursive: true });
+    for (const f of spec.files) if (!dirs.has(f)) writeFileSync(path.join(dir, f), "x");
+    for (const [at, rules] of spec.ignores) {
+      if (at !== "" && !dirs.has(at.slice(0, -1))) continue;
+      writeFileSync(path.join(dir, at, ".gitignore"), `${rules.join("\n")}\n`);
+    }
+  }
+
+  it("lists the files git reports as untracked and not ignored (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(specArb, async (spec) => {
+        const dir = path.join(base, `git${run++}`);
+        mkdirSync(dir);
+        make(dir, spec);
+        execFileSync("git", ["init", "-q"], { cwd: dir });
+        const byGit = execFileSync(
+          "git",
+          ["-c", "core.ignorecase=false", "ls-files", "--others", "--exclude-standard", "-z"],
+          { cwd: dir, encoding: "utf8" },
+        )
+          .split("\0")
+          .filter(Boolean)
+          .sort();
+        const { paths } = await walked(dir, { includeHidden: true });
+        const files = paths.filter((p) => nodeFs.lstatSync(path.join(dir, p)).isFile()).sort();
+        expect(files).toEqual(byGit);
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
 });
