@@ -138,13 +138,30 @@ const MAX_OPEN_DIRECTORIES = 64;
 /** Entries filtered between checks of the time slice (rule tests can cost ≈ 0.5 ms each). */
 const FILTER_CHECK_EVERY = 64;
 
-/** `/proc/self/fd/N` names the directory a descriptor refers to (Linux); elsewhere paths are read. */
-const PROC_FD = process.platform === "linux" && nodeFs.existsSync("/proc/self/fd");
 const DIR_FLAGS =
   nodeFs.constants.O_RDONLY |
   nodeFs.constants.O_DIRECTORY |
   nodeFs.constants.O_NOFOLLOW |
   nodeFs.constants.O_NONBLOCK;
+
+/**
+ * Whether `/proc/self/fd/N` names the directory a descriptor refers to (Linux with /proc mounted
+ * and readable); elsewhere directories are read by path. Probed once on `/`.
+ */
+const PROC_FD = process.platform === "linux" && probeProcFd();
+
+function probeProcFd(): boolean {
+  try {
+    const fd = nodeFs.openSync("/", DIR_FLAGS);
+    try {
+      return nodeFs.readlinkSync(`/proc/self/fd/${fd}`) === "/";
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
 
 function typeOf(d: nodeFs.Dirent): EntryType {
   if (d.isFile()) return "file";
