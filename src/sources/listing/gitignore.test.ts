@@ -15,6 +15,7 @@ import {
   compileGitignore,
   isGitignoreSkip,
   MAX_GITIGNORE_BYTES,
+  MAX_GITIGNORE_RULE_CHARS,
   MAX_GITIGNORE_RULES,
   readGitignore,
 } from "./gitignore.js";
@@ -148,16 +149,26 @@ describe("hostile .gitignore files", () => {
     expect(stats.gitignoreSkipped).toBe(1);
   });
 
-  it("a rule whose regex backtracks as depth^3 (three **) is refused before compiling", () => {
-    const skip = compileGitignore("ok\n**/a/**/a/**/b\n", MAX_GITIGNORE_RULES);
+  it("costly rules are refused before compiling: three ** (depth^3), too many characters", async () => {
+    const skip = await compileGitignore("ok\n**/a/**/a/**/b\n");
     expect(isGitignoreSkip(skip) && skip.limit).toEqual({
       name: "max_gitignore_globstars_per_rule",
       limit: 2,
       value: 3,
     });
-    expect(isGitignoreSkip(compileGitignore("a/**/b/**\n", MAX_GITIGNORE_RULES))).toBe(false);
-    const long = compileGitignore(`${"a".repeat(5000)}\n`, MAX_GITIGNORE_RULES);
-    expect(isGitignoreSkip(long) && long.limit?.name).toBe("max_gitignore_rule_chars");
+    expect(isGitignoreSkip(await compileGitignore("a/**/b/**\n"))).toBe(false);
+    // 1,000 rules of 40 characters: within the rule count, over the characters in force.
+    const long = await compileGitignore(
+      Array.from(
+        { length: 1000 },
+        (_, i) => `${"*a".repeat(18)}${String(i).padStart(4, "0")}`,
+      ).join("\n"),
+    );
+    expect(isGitignoreSkip(long) && long.limit).toEqual({
+      name: "max_gitignore_rule_chars",
+      limit: MAX_GITIGNORE_RULE_CHARS,
+      value: 40_000,
+    });
   });
 
   it("reads a regular file fully below the cap, and nothing for a missing one", async () => {
@@ -169,10 +180,9 @@ describe("hostile .gitignore files", () => {
 });
 
 describe("gitignore rules test one path, like git during a walk", () => {
-  it("keeps git's semantics for the common rule shapes (the ignore package's rule list)", () => {
-    const rules = compileGitignore(
+  it("keeps git's semantics for the common rule shapes (the ignore package's rule list)", async () => {
+    const rules = await compileGitignore(
       "*.log\nbuild/\n/top\ndocs/**/gen\n!keep.log\nnode_modules\n",
-      MAX_GITIGNORE_RULES,
     );
     if (isGitignoreSkip(rules)) throw new Error(rules.reason);
     expect(rules.count).toBe(6);
@@ -193,6 +203,21 @@ describe("gitignore rules test one path, like git during a walk", () => {
       ["A.LOG", process.platform === "linux" ? 0 : 1],
     ];
     for (const [p, verdict] of cases) expect([p, rules.test(p)]).toEqual([p, verdict]);
+  });
+
+  it("the last matching rule decides across compile chunks, as in one list", async () => {
+    const filler = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
+    const text = ["a.x", ...filler(100, "f"), "!a.x", ...filler(100, "g"), "b.x", "# note"];
+    const rules = await compileGitignore([...text, ...filler(30, "h"), "!b.x"].join("\n"));
+    if (isGitignoreSkip(rules)) throw new Error(rules.reason);
+    expect([rules.test("a.x"), rules.test("b.x"), rules.test("f3"), rules.test("c.x")]).toEqual([
+      -1, -1, 1, 0,
+    ]);
+    let pauses = 0;
+    await compileGitignore(text.join("\n"), undefined, async () => {
+      pauses++;
+    });
+    expect(pauses).toBe(4); // 203 rules in chunks of 64
   });
 
   it("an ancestor's hostile .gitignore is skipped and named relative to the walked directory", async () => {

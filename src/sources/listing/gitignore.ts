@@ -8,7 +8,8 @@
  * The file is opened `O_NOFOLLOW|O_NONBLOCK` (a symlink fails, a FIFO never blocks), checked with
  * fstat on the opened descriptor (regular files only) and read asynchronously up to
  * MAX_GITIGNORE_BYTES. Its rules are compiled by the `ignore` package, whose test costs one regex
- * run per rule: the rules in force for one directory are capped (MAX_GITIGNORE_RULES), and so is
+ * run per rule: the rules in force for one directory are capped (MAX_GITIGNORE_RULES, and their
+ * characters, MAX_GITIGNORE_RULE_CHARS), and so is
  * the one rule shape whose regex backtracks polynomially in the path depth (several `**`). A file
  * that breaks a limit is skipped whole, like git skips pattern files over 100 MB, and the walk
  * reports it; applying part of a file would hide or show entries without saying so.
@@ -21,12 +22,15 @@ import ignore from "ignore";
 export const MAX_GITIGNORE_BYTES = 1 << 20;
 /**
  * Rules in force at once for one directory (its own `.gitignore` plus those above it). Each entry
- * is tested against every rule in force, ≈ 0.5 µs a rule (bench: docs/list-search.md), so the cap
- * bounds the per-entry cost at ≈ 0.5 ms.
+ * is tested against every rule in force, ≈ 0.5 µs a short rule (docs/list-search.md).
  */
 export const MAX_GITIGNORE_RULES = 1000;
-/** Longest rule, in UTF-16 units: no path component or path is longer (PATH_MAX is 4096). */
-export const MAX_GITIGNORE_RULE_CHARS = 4096;
+/**
+ * Characters of the rules in force at once (their regexes' size). A test's cost grows with it and
+ * with the path's length, and V8 compiles each regex on first use: 32 KiB holds ~1,000 rules of
+ * real-world length and keeps a test of a long path, and the compile, to milliseconds.
+ */
+export const MAX_GITIGNORE_RULE_CHARS = 32 * 1024;
 /**
  * `**` per rule: each `**` inside a rule becomes a nested `(?:/[^/]+)*` group, and the regex then
  * backtracks as depth^k (3 of them: 29 s on one 2,000-deep path), so more than 2 make the file skip.
@@ -48,6 +52,8 @@ export interface GitignoreSkip {
 /** A `.gitignore` file's rules, tested one path at a time. */
 export interface GitignoreRules {
   readonly count: number;
+  /** Characters of its rules. */
+  readonly chars: number;
   /**
    * The verdict of the last rule matching `path` alone (a directory's path ends with `/`): `1`
    * ignored, `-1` re-included by a negation, `0` no rule matches. Parent directories are not
@@ -107,26 +113,39 @@ function tooLarge(maxBytes: number, value: number): GitignoreSkip {
   };
 }
 
+/** What may still come into force: rules and their characters. */
+export interface RuleBudget {
+  readonly rules: number;
+  readonly chars: number;
+}
+
+export const FULL_RULE_BUDGET: RuleBudget = {
+  rules: MAX_GITIGNORE_RULES,
+  chars: MAX_GITIGNORE_RULE_CHARS,
+};
+
+/** Rules compiled between two turns given to other work: each chunk is a few milliseconds. */
+const RULES_PER_CHUNK = 64;
+
 /**
- * Compiles a `.gitignore` text when its rules fit `rulesLeft` (the rules still allowed in force)
- * and none is too costly; otherwise says why the file is skipped.
+ * Compiles a `.gitignore` text when its rules fit `budget` (what the rules already in force left)
+ * and none is too costly; otherwise says why the file is skipped. The rules are compiled in chunks,
+ * each regex run once (V8 compiles a regex on its first run), with `pause` between chunks, so a
+ * large rule set never blocks the thread in one piece.
  */
-export function compileGitignore(text: string, rulesLeft: number): GitignoreRules | GitignoreSkip {
+export async function compileGitignore(
+  text: string,
+  budget: RuleBudget = FULL_RULE_BUDGET,
+  pause: () => Promise<void> = async () => {},
+): Promise<GitignoreRules | GitignoreSkip> {
+  const lines = text.split(/\r?\n/);
   let count = 0;
-  for (const line of text.split(/\r?\n/)) {
+  let chars = 0;
+  for (const line of lines) {
     const rule = line.trim();
     if (rule === "" || rule.charCodeAt(0) === 0x23 /* # */) continue;
     count++;
-    if (rule.length > MAX_GITIGNORE_RULE_CHARS) {
-      return {
-        reason: `a rule longer than max_gitignore_rule_chars (${MAX_GITIGNORE_RULE_CHARS})`,
-        limit: {
-          name: "max_gitignore_rule_chars",
-          limit: MAX_GITIGNORE_RULE_CHARS,
-          value: rule.length,
-        },
-      };
-    }
+    chars += rule.length;
     const globstars = rule.split("**").length - 1;
     if (globstars > MAX_GITIGNORE_GLOBSTARS_PER_RULE) {
       return {
@@ -139,13 +158,33 @@ export function compileGitignore(text: string, rulesLeft: number): GitignoreRule
       };
     }
   }
-  if (count > rulesLeft) {
+  if (count > budget.rules) {
     return {
       reason: `more rules in force than max_gitignore_rules (${MAX_GITIGNORE_RULES})`,
       limit: { name: "max_gitignore_rules", limit: MAX_GITIGNORE_RULES, value: count },
     };
   }
-  return singlePathMatcher(text, count);
+  if (chars > budget.chars) {
+    return {
+      reason: `more characters of rules in force than max_gitignore_rule_chars (${MAX_GITIGNORE_RULE_CHARS})`,
+      limit: { name: "max_gitignore_rule_chars", limit: MAX_GITIGNORE_RULE_CHARS, value: chars },
+    };
+  }
+  const chunks: RuleList[] = [];
+  for (let from = 0; from < lines.length; ) {
+    let to = from;
+    for (let n = 0; to < lines.length && n < RULES_PER_CHUNK; to++) {
+      const rule = lines[to]!.trim();
+      if (rule !== "" && rule.charCodeAt(0) !== 0x23) n++;
+    }
+    const chunk = ruleList(lines.slice(from, to));
+    // Compiles the chunk's regexes: a test runs every rule, from the last, until one matches.
+    chunk.test("\0", "regex");
+    chunks.push(chunk);
+    from = to;
+    await pause();
+  }
+  return singlePathMatcher(chunks, count, chars);
 }
 
 /** The shape of the `ignore` package's rule list (pinned version), used for single-path tests. */
@@ -159,17 +198,27 @@ interface RuleList {
  * entry per path walked. Its rule list tests the one path, as git and rg do during a walk; the
  * package is pinned, and a test checks this shape so an upgrade that changes it fails loudly.
  */
-function singlePathMatcher(text: string, count: number): GitignoreRules {
-  const ig = ignore({ allowRelativePaths: true, ignoreCase: IGNORE_CASE }).add(text);
+function ruleList(lines: string[]): RuleList {
+  const ig = ignore({ allowRelativePaths: true, ignoreCase: IGNORE_CASE }).add(lines);
   const rules = (ig as unknown as { _rules?: RuleList })._rules;
   if (!rules || typeof rules.test !== "function") {
     throw new Error("the ignore package no longer exposes its rule list");
   }
+  return rules;
+}
+
+/** The last rule matching decides, as in git: chunks are asked from the last, rules likewise. */
+function singlePathMatcher(chunks: RuleList[], count: number, chars: number): GitignoreRules {
   return {
     count,
+    chars,
     test(path) {
-      const verdict = rules.test(path, "regex");
-      return verdict.ignored ? 1 : verdict.unignored ? -1 : 0;
+      for (let k = chunks.length - 1; k >= 0; k--) {
+        const verdict = chunks[k]!.test(path, "regex");
+        if (verdict.ignored) return 1;
+        if (verdict.unignored) return -1;
+      }
+      return 0;
     },
   };
 }

@@ -29,6 +29,7 @@ import {
   type GitignoreSkip,
   isGitignoreSkip,
   MAX_GITIGNORE_BYTES,
+  MAX_GITIGNORE_RULE_CHARS,
   MAX_GITIGNORE_RULES,
   readGitignore,
 } from "./gitignore.js";
@@ -121,8 +122,9 @@ interface Frame {
   readonly abs: string;
   /** Length of the matcher stack below this directory's own `.gitignore`. */
   readonly matchers: number;
-  /** Rules in force below this directory's own `.gitignore`. */
+  /** Rules (and their characters) in force below this directory's own `.gitignore`. */
   readonly rulesInForce: number;
+  readonly charsInForce: number;
   /** The directory's descriptor, kept open while its entries are visited, or -1. */
   fd: number;
   /** Where its entries are stat'ed: `/proc/self/fd/N/` while `fd` is open, else `abs/`. */
@@ -262,6 +264,7 @@ class Walker {
   private readonly fs: WalkFs;
   private readonly matchers: Matcher[] = [];
   private rulesInForce = 0;
+  private charsInForce = 0;
   private readonly stack: Frame[] = [];
   private openFds = 0;
   private sliceStart = performance.now();
@@ -291,7 +294,14 @@ class Walker {
     if (text === undefined) return undefined;
     const rules = isGitignoreSkip(text)
       ? text
-      : compileGitignore(text, MAX_GITIGNORE_RULES - this.rulesInForce);
+      : await compileGitignore(
+          text,
+          {
+            rules: MAX_GITIGNORE_RULES - this.rulesInForce,
+            chars: MAX_GITIGNORE_RULE_CHARS - this.charsInForce,
+          },
+          () => this.pause(),
+        );
     if (!isGitignoreSkip(rules)) return rules;
     this.stats.gitignoreSkipped++;
     this.stats.firstGitignoreSkipped ??= { path: shown, ...rules };
@@ -301,6 +311,7 @@ class Walker {
   private pushRules(rules: GitignoreRules, prefix: string, strip: number): void {
     this.matchers.push({ rules, prefix, strip });
     this.rulesInForce += rules.count;
+    this.charsInForce += rules.chars;
   }
 
   /** The `.gitignore` files of the directories above the walked one, each opened confined. */
@@ -367,6 +378,7 @@ class Walker {
     if (stats.entriesRead > maxEntries) throw walkLimitExceeded(maxEntries, stats.entriesRead);
     const matchersBelow = this.matchers.length;
     const rulesBelow = this.rulesInForce;
+    const charsBelow = this.charsInForce;
     if (respectGitignore && dirents.some((d) => d.name === ".gitignore")) {
       const rules = await this.loadRules(opened.base, `${rel}.gitignore`);
       if (rules) this.pushRules(rules, "", rel.length);
@@ -403,6 +415,7 @@ class Walker {
       abs,
       matchers: matchersBelow,
       rulesInForce: rulesBelow,
+      charsInForce: charsBelow,
       fd: -1,
       statBase,
     };
@@ -431,6 +444,7 @@ class Walker {
         this.closeFrame(frame);
         this.matchers.length = frame.matchers;
         this.rulesInForce = frame.rulesInForce;
+        this.charsInForce = frame.charsInForce;
         continue;
       }
       const ev = frame.events[frame.i++]!;
