@@ -9,10 +9,10 @@
  * fstat on the opened descriptor (regular files only) and read asynchronously up to
  * MAX_GITIGNORE_BYTES. Its rules are compiled by the `ignore` package, whose test costs one regex
  * run per rule: the rules in force for one directory are capped (MAX_GITIGNORE_RULES, and their
- * characters, MAX_GITIGNORE_RULE_CHARS), and so is
- * the one rule shape whose regex backtracks polynomially in the path depth (several `**`). A file
- * that breaks a limit is skipped whole, like git skips pattern files over 100 MB, and the walk
- * reports it; applying part of a file would hide or show entries without saying so.
+ * text, MAX_GITIGNORE_RULE_CHARS), and so is the one rule shape whose regex backtracks
+ * polynomially in the path depth (several `**`). A file that breaks a limit is skipped whole, like
+ * git skips pattern files over 100 MB, and the walk reports it; applying part of a file would hide
+ * or show entries without saying so.
  */
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
