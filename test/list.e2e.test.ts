@@ -1,9 +1,10 @@
 /**
  * `list` end to end over stdio with the SDK client: a 50,000-file tree walked by next_offset and by
- * next_cursor against `find`, budgets, limits, changes between pages, hostile inputs.
+ * next_cursor against `find`, budgets, limits, changes between pages, hostile inputs (hostile
+ * `.gitignore` files answered while other calls are), what ignore and hidden-file rules removed.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultEstimator } from "../dist/core/index.js";
@@ -230,4 +231,110 @@ describe("list over stdio", () => {
     const small = await serverB.call("list", { path: "big" });
     expect(small.isError, small.text).toBe(false);
   });
+
+  it("says what ignore and hidden-file rules removed, and never hides a directory it is given", async () => {
+    const page = await serverA.call("list", { path: "big/d0/s3" });
+    expect(page.isError, page.text).toBe(false);
+    expect(page.json.items.some((i: { path: string }) => i.path === "noise.log")).toBe(false);
+    expect(page.json.filtered).toEqual({
+      ignored: 2,
+      hidden: 1,
+      hint: "respect_gitignore: false / include_hidden: true include them.",
+    });
+    const all = await serverA.call("list", {
+      path: "big/d0/s3",
+      respect_gitignore: false,
+      include_hidden: true,
+    });
+    expect(all.json.pagination.total).toBe(page.json.pagination.total + 3);
+    expect(all.json.filtered).toBeUndefined();
+    // "ignored/" is in big/.gitignore: named explicitly, it is listed (like fd and rg).
+    const named = await serverA.call("list", { path: "big/d0/s3/ignored" });
+    expect(named.json.items.map((i: { path: string }) => i.path)).toEqual(["x.txt"]);
+    expect(named.json.filtered).toBeUndefined();
+  });
+});
+
+describe("hostile .gitignore files over stdio", () => {
+  const outside = tempDir("pagewise-list-e2e-outside-");
+  const hg = path.join(root, "hg");
+  afterAll(() => outside.cleanup());
+
+  /** `hg/<kind>` with secret.txt and keep.txt, its `.gitignore` made by `make`. */
+  function kind(name: string, make: (gitignore: string) => void): string {
+    const dir = path.join(hg, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "secret.txt"), "x");
+    writeFileSync(path.join(dir, "keep.txt"), "x");
+    make(path.join(dir, ".gitignore"));
+    return `hg/${name}`;
+  }
+
+  it("each kind gives a structured page at once while another call is answered", async () => {
+    writeFileSync(path.join(outside.dir, "rules"), "secret.txt\n");
+    const cases: Array<[string, RegExp]> = [
+      [kind("zero", (g) => symlinkSync("/dev/zero", g)), /symbolic link/],
+      [kind("outside", (g) => symlinkSync(path.join(outside.dir, "rules"), g)), /symbolic link/],
+      [kind("fifo", (g) => execFileSync("mkfifo", [g])), /not a regular file/],
+      [
+        kind("huge", (g) => {
+          writeFileSync(g, "secret.txt\n");
+          truncateSync(g, 43 << 20);
+        }),
+        /max_gitignore_bytes/,
+      ],
+      [
+        kind("many", (g) =>
+          writeFileSync(
+            g,
+            `secret.txt\n${Array.from({ length: 100_000 }, (_, i) => `r${i}`).join("\n")}`,
+          ),
+        ),
+        /max_gitignore_rules/,
+      ],
+    ];
+    for (const [dir, reason] of cases) {
+      const [listing, other] = await Promise.all([
+        serverA.call("list", { path: dir, recursive: true }),
+        serverA.call("list", { path: "big", limit: 1 }),
+      ]);
+      expect(listing.isError, listing.text).toBe(false);
+      expect(other.isError, other.text).toBe(false);
+      // The file's rules are not applied (secret.txt stays), and the page says so.
+      expect(listing.json.items.map((i: { path: string }) => i.path)).toEqual([
+        "keep.txt",
+        "secret.txt",
+      ]);
+      expect(listing.json.skipped.gitignore_files, dir).toBe(1);
+      expect(listing.json.skipped.first_gitignore.path).toBe(".gitignore");
+      expect(listing.json.skipped.first_gitignore.reason, dir).toMatch(reason);
+    }
+    // The parent listing includes each hostile directory's .gitignore in its count too.
+    const parent = await serverA.call("list", { path: "hg", recursive: true });
+    expect(parent.json.skipped.gitignore_files).toBe(cases.length);
+  });
+
+  it("a walk costly in rules (1,000 in force, 4,000 entries) lets other calls through", async () => {
+    const dir = path.join(hg, "costly");
+    mkdirSync(dir, { recursive: true });
+    const rules = Array.from({ length: 999 }, (_, i) => `docs/**/gen${i}-*.tmp`);
+    writeFileSync(path.join(dir, ".gitignore"), `${rules.join("\n")}\n*.log\n`);
+    for (let i = 0; i < 4000; i++)
+      writeFileSync(path.join(dir, `f${i}.${i % 2 ? "log" : "txt"}`), "");
+    let done = false;
+    const listing = serverA.call("list", { path: "hg/costly", limit: 1 }).finally(() => {
+      done = true;
+    });
+    let answeredMeanwhile = 0;
+    while (!done) {
+      const r = await serverA.call("read", { path: "big/d0-x" });
+      expect(r.isError, r.text).toBe(false);
+      if (!done) answeredMeanwhile++;
+    }
+    const page = await listing;
+    expect(page.isError, page.text).toBe(false);
+    expect(page.json.pagination.total).toBe(2000);
+    expect(page.json.filtered.ignored).toBe(2000);
+    expect(answeredMeanwhile).toBeGreaterThan(0);
+  }, 60_000);
 });

@@ -1,8 +1,15 @@
 /**
  * @module
- * Directory listings: the ordered, gitignore-aware walker shared with `search`, and the `list`
+ * Directory listings: the ordered, gitignore-aware, confined walker shared with `search`, and the `list`
  * source with offset and key-set cursor paging.
  */
+export {
+  type GitignoreSkip,
+  MAX_GITIGNORE_BYTES,
+  MAX_GITIGNORE_GLOBSTARS_PER_RULE,
+  MAX_GITIGNORE_RULE_CHARS,
+  MAX_GITIGNORE_RULES,
+} from "./gitignore.js";
 export { compileGlob, type PathMatcher } from "./glob.js";
 export {
   createListSource,
@@ -17,6 +24,7 @@ export {
   MAX_LIST_LIMIT,
 } from "./list.js";
 export { compareCodePoints } from "./order.js";
+export { type FilteredField, filteredField, skippedField, walkReportMembers } from "./report.js";
 export {
   ancestorsWithin,
   type EntryType,

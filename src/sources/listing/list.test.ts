@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -13,6 +21,7 @@ import {
 } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
 import { createListSource } from "./list.js";
+import { startSwapRace } from "./test-support/swap-race.js";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-list-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -122,4 +131,42 @@ describe("list key-set continuation", () => {
     const ok = await page({ cursor: p.next_cursor, path: "same", recursive: true });
     expect(ok.pagination.offset).toBe(3);
   });
+});
+
+describe("list confines what it reads", () => {
+  it("never shows an outside entry or its size while a subdirectory is swapped for a symlink (race)", async () => {
+    const dir = path.join(base, "race");
+    const out = path.join(base, "race-outside");
+    // Same names inside and outside; inside files are 1 byte, outside ones 7.
+    for (const [root, content] of [
+      [dir, "i"],
+      [out, "OUTSIDE"],
+    ] as const) {
+      const sub = root === dir ? path.join(root, "sub") : root;
+      mkdirSync(path.join(sub, "deeper"), { recursive: true });
+      for (const f of ["f1", "f2", "deeper/f3"]) writeFileSync(path.join(sub, f), content);
+      if (root === out) writeFileSync(path.join(sub, "deeper/OUTSIDE-only"), content);
+    }
+    symlinkSync(out, path.join(dir, "link"));
+    const race = startSwapRace(dir);
+    let outsideSeen = 0;
+    let insideSeen = 0;
+    let pages = 0;
+    try {
+      while (pages < 8000 && (pages < 2000 || insideSeen < 50)) {
+        pages++;
+        const p = await page({ path: "race", recursive: true, type: "file" });
+        for (const item of p.items as Array<{ path: string; size: number }>) {
+          if (!item.path.startsWith("sub/")) continue;
+          if (item.size === 7 || item.path.includes("OUTSIDE")) outsideSeen++;
+          else insideSeen++;
+        }
+      }
+    } finally {
+      await race.stop();
+    }
+    expect(race.swaps()).toBeGreaterThan(0);
+    expect(insideSeen).toBeGreaterThan(0);
+    expect(outsideSeen).toBe(0);
+  }, 60_000);
 });

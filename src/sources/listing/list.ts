@@ -31,7 +31,8 @@ import {
 } from "../shared/file-ref.js";
 import { compileGlob } from "./glob.js";
 import { compareCodePoints } from "./order.js";
-import { ancestorsWithin, walk } from "./walk.js";
+import { walkReportMembers } from "./report.js";
+import { ancestorsWithin, type WalkStats, walk } from "./walk.js";
 
 export const LIST_TOOL = "list";
 /** Items per page when `limit` is not given. */
@@ -186,7 +187,7 @@ async function listPage(
   let total = 0;
   let before = 0; // entries at or before the cursor's key
   let version: string;
-  let stats: { unreadable: number; firstUnreadable?: string };
+  let stats: WalkStats;
   const cached = validCache(cacheKey);
   const fromCache = cached ? pageFromCache(cached, after, offset, limit) : undefined;
   if (cached && !fromCache) cache.delete(cacheKey);
@@ -210,7 +211,7 @@ async function listPage(
       mtimes: [],
       signatures: [],
       version: "",
-      stats: { unreadable: 0 },
+      stats: { entriesRead: 0, unreadable: 0, ignored: 0, hidden: 0, gitignoreSkipped: 0 },
       at: started,
     };
     let keeping = true;
@@ -235,7 +236,7 @@ async function listPage(
         let size: number;
         let mtimeMs: number;
         try {
-          const st = lstatSync(entry.absolute);
+          const st = lstatSync(entry.statPath);
           size = st.size;
           mtimeMs = st.mtimeMs;
         } catch {
@@ -284,12 +285,7 @@ async function listPage(
       }
       if (!racy) {
         keep.version = version;
-        keep.stats = {
-          unreadable: walkStats.unreadable,
-          ...(walkStats.firstUnreadable !== undefined
-            ? { firstUnreadable: walkStats.firstUnreadable }
-            : {}),
-        };
+        keep.stats = walkStats;
         remember(cacheKey, keep);
       }
     }
@@ -305,11 +301,7 @@ async function listPage(
     });
   const head = `{"uri":${JSON.stringify(uri)},"items":[`;
   const tailExtras =
-    `,"version":${JSON.stringify(version)}` +
-    request.loweredFields +
-    (stats.unreadable > 0
-      ? `,"skipped":${JSON.stringify({ unreadable_directories: stats.unreadable, first: stats.firstUnreadable })}`
-      : "");
+    `,"version":${JSON.stringify(version)}` + request.loweredFields + walkReportMembers(stats);
   const render = (count: number): string => {
     const next = start + count;
     const hasMore = next < total;
@@ -358,7 +350,7 @@ interface CachedListing {
   mtimes: number[];
   signatures: [string, string][];
   version: string;
-  stats: { unreadable: number; firstUnreadable?: string };
+  stats: WalkStats;
   at: number;
 }
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { compareCodePoints } from "./order.js";
+import { startSwapRace } from "./test-support/swap-race.js";
 import { type WalkEntry, type WalkOptions, walk } from "./walk.js";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-walk-")));
@@ -117,16 +118,15 @@ describe("walk", () => {
     const dir = path.join(base, "unreadable");
     materialize(dir, { a: { "x.txt": null }, b: { "y.txt": null }, c: null });
     const fs = {
-      readdirSync: ((p: string, o: { withFileTypes: true }) => {
+      openSync: (p: string, flags: number) => {
         if (p.endsWith("/b")) {
           throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
         }
-        return nodeFs.readdirSync(p, o);
-      }) as typeof nodeFs.readdirSync,
-      readFileSync: nodeFs.readFileSync,
+        return nodeFs.openSync(p, flags);
+      },
     };
     const out: string[] = [];
-    const stats = await walk(dir, { ...OPTIONS, fs: fs as never }, (e) => out.push(e.path));
+    const stats = await walk(dir, { ...OPTIONS, fs }, (e) => out.push(e.path));
     expect(out).toEqual(["a", "a/x.txt", "b", "c"]);
     expect(stats.unreadable).toBe(1);
     expect(stats.firstUnreadable).toBe("b");
@@ -152,4 +152,114 @@ describe("walk", () => {
       details: { limit: { name: "max_walk_entries", limit: 3 } },
     });
   });
+});
+
+describe("a directory the caller names is never hidden by rules", () => {
+  it("ancestors' rules do not hide the walked directory; entries they match alone still go", async () => {
+    const dir = path.join(base, "named");
+    materialize(dir, {
+      ".gitignore": null,
+      node_modules: { typescript: { lib: { "a.js": null, "a.d.ts": null } }, ".bin": null },
+      src: { "x.ts": null },
+    });
+    writeFileSync(path.join(dir, ".gitignore"), "node_modules\n*.js\n");
+    const options = { ...OPTIONS, includeHidden: false, respectGitignore: true, ancestors: [dir] };
+    const paths: string[] = [];
+    const stats = await walk(path.join(dir, "node_modules"), options, (e) => paths.push(e.path));
+    expect(paths).toEqual(["typescript", "typescript/lib", "typescript/lib/a.d.ts"]);
+    expect(stats).toMatchObject({ ignored: 1, hidden: 1 });
+    // From the root, node_modules itself is ignored and counted once (its content is not read).
+    const fromRoot: string[] = [];
+    const rootStats = await walk(dir, { ...options, ancestors: [] }, (e) => fromRoot.push(e.path));
+    expect(fromRoot).toEqual(["src", "src/x.ts"]);
+    expect(rootStats).toMatchObject({ ignored: 1, hidden: 1 });
+  });
+
+  it("a hidden directory the caller names is listed", async () => {
+    const dir = path.join(base, "hidden-named");
+    materialize(dir, { ".github": { workflows: { "ci.yml": null } } });
+    const got = (
+      await collect(path.join(dir, ".github"), { ...OPTIONS, includeHidden: false })
+    ).map((e) => e.path);
+    expect(got).toEqual(["workflows", "workflows/ci.yml"]);
+  });
+});
+
+describe("the walk reads only what lies inside the walked directory", () => {
+  it("never lists an outside directory while a subdirectory is swapped for a symlink (race)", async () => {
+    const dir = path.join(base, "race");
+    const out = path.join(base, "race-outside");
+    // The same shape inside and outside, so a swap anywhere on the path could land outside.
+    const shape = (tag: string): Tree => ({
+      [`${tag}-1`]: null,
+      [`${tag}-2`]: null,
+      deeper: { [`${tag}-3`]: null, deepest: { [`${tag}-4`]: null } },
+    });
+    materialize(dir, { a: { "in-0": null }, sub: shape("in"), z: { "in-9": null } });
+    materialize(out, shape("OUTSIDE"));
+    nodeFs.symlinkSync(out, path.join(dir, "link"));
+    const race = startSwapRace(dir);
+    let outsideSeen = 0;
+    let insideSeen = 0;
+    let walks = 0;
+    try {
+      while (walks < 5000 && (walks < 1000 || insideSeen < 50)) {
+        walks++;
+        await walk(dir, OPTIONS, (e) => {
+          const name = path.basename(e.path);
+          if (name.startsWith("OUTSIDE")) outsideSeen++;
+          if (e.path.startsWith("sub/") && name.startsWith("in-")) insideSeen++;
+        });
+      }
+    } finally {
+      await race.stop();
+    }
+    expect(race.swaps()).toBeGreaterThan(0);
+    expect(insideSeen).toBeGreaterThan(0);
+    expect(outsideSeen).toBe(0);
+  }, 60_000);
+});
+
+describe("directory descriptors", () => {
+  const openFds = () => readdirSync("/proc/self/fd").length;
+
+  it.runIf(process.platform === "linux")(
+    "are all closed after a walk, a failed walk and a cancelled one, however deep",
+    async () => {
+      const dir = path.join(base, "fds");
+      let deep = dir;
+      for (let i = 0; i < 100; i++) deep = path.join(deep, `d${i}`);
+      mkdirSync(deep, { recursive: true });
+      writeFileSync(path.join(deep, "leaf"), "x");
+      const before = openFds();
+      let maxDuring = 0;
+      const got = await collect(dir, {
+        ...OPTIONS,
+        onDirectory: () => {
+          maxDuring = Math.max(maxDuring, openFds());
+        },
+      });
+      expect(got.length).toBe(101);
+      expect(openFds()).toBe(before);
+      // One kept per level of the current path, at most 64.
+      expect(maxDuring - before).toBeLessThanOrEqual(64);
+      expect(maxDuring - before).toBeGreaterThanOrEqual(60);
+      await expect(collect(dir, { ...OPTIONS, maxEntries: 50 })).rejects.toMatchObject({
+        code: "RESOURCE_LIMIT_EXCEEDED",
+      });
+      expect(openFds()).toBe(before);
+      const controller = new AbortController();
+      let dirs = 0;
+      await expect(
+        collect(dir, {
+          ...OPTIONS,
+          signal: controller.signal,
+          onDirectory: () => {
+            if (++dirs === 40) controller.abort();
+          },
+        }),
+      ).rejects.toThrow();
+      expect(openFds()).toBe(before);
+    },
+  );
 });

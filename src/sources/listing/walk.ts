@@ -9,19 +9,37 @@
  * recursively, its subtree sorts at key `x/`. Every path in the subtree starts with `x/` and no
  * sibling key does, so walking the keys of each directory in code-point order and descending at
  * the `x/` keys yields every path in code-point order overall (`a`, `a-b`, `a/c` — `-` < `/`).
+ *
+ * Confinement: a directory is opened `O_DIRECTORY|O_NOFOLLOW`, the descriptor's real path
+ * (`/proc/self/fd/N`) must lie inside the walked directory, and the entries are read through the
+ * descriptor, so a directory swapped for a symlink to elsewhere during the walk is never listed.
+ * The descriptor stays open while its entries are visited, and they are stat'ed and their
+ * `.gitignore` opened through it. Per directory this adds an open, a readlink and a close to the
+ * readdir; nothing per file.
+ *
+ * Filtering: rules never hide the walked directory itself (like rg and fd); each entry is tested
+ * alone against the `.gitignore` rules in force, and the walk counts what rules removed.
  */
 import * as nodeFs from "node:fs";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
 import { PagewiseError } from "../../core/index.js";
+import {
+  compileGitignore,
+  type GitignoreRules,
+  type GitignoreSkip,
+  isGitignoreSkip,
+  MAX_GITIGNORE_BYTES,
+  MAX_GITIGNORE_RULE_CHARS,
+  MAX_GITIGNORE_RULES,
+  readGitignore,
+} from "./gitignore.js";
 import { compareCodePoints } from "./order.js";
 
 export type EntryType = "file" | "directory" | "symlink" | "other";
 
-/** The file-system calls the walker makes; injectable for tests (unreadable directories as root). */
+/** The file-system call the walker opens directories with; injectable for tests (EACCES as root). */
 export interface WalkFs {
-  readdirSync(dir: string, options: { withFileTypes: true }): nodeFs.Dirent[];
-  readFileSync(file: string, encoding: "utf8"): string;
+  openSync(path: string, flags: number): number;
 }
 
 export interface WalkOptions {
@@ -38,6 +56,8 @@ export interface WalkOptions {
    * apply; normally every directory from the root down to the walked directory's parent.
    */
   readonly ancestors?: readonly string[];
+  /** Largest `.gitignore` file read (default MAX_GITIGNORE_BYTES); a larger one is skipped. */
+  readonly maxGitignoreBytes?: number;
   readonly signal?: AbortSignal;
   readonly fs?: WalkFs;
   /** Called with each directory (absolute path) just before it is read. */
@@ -50,6 +70,12 @@ export interface WalkEntry {
   /** Relative to the walked directory, `/`-separated. */
   readonly path: string;
   readonly absolute: string;
+  /**
+   * The entry named through its directory's opened descriptor (`/proc/self/fd/N/name`) where
+   * possible, else `absolute`: lstat this, not `absolute`, to stat the entry that was listed even
+   * if a directory on its path is swapped for a symlink meanwhile. Valid during `visit` only.
+   */
+  readonly statPath: string;
   readonly type: EntryType;
 }
 
@@ -60,10 +86,21 @@ export interface WalkStats {
   unreadable: number;
   /** The first unreadable directory, relative to the walked one. */
   firstUnreadable?: string;
+  /**
+   * Entries left out by `.gitignore` rules (`respectGitignore: false` includes them). An ignored
+   * directory counts once: its content is not read.
+   */
+  ignored: number;
+  /** Entries left out as hidden (`includeHidden: true` includes them); `.git` is not counted. */
+  hidden: number;
+  /** `.gitignore` files whose rules were not applied (symlink, not regular, over a limit). */
+  gitignoreSkipped: number;
+  /** The first of them, relative to the walked directory, and why. */
+  firstGitignoreSkipped?: { readonly path: string } & GitignoreSkip;
 }
 
 interface Matcher {
-  readonly ig: Ignore;
+  readonly rules: GitignoreRules;
   /** Prepended to the entry's path after stripping `strip` characters. */
   readonly prefix: string;
   readonly strip: number;
@@ -85,9 +122,48 @@ interface Frame {
   readonly abs: string;
   /** Length of the matcher stack below this directory's own `.gitignore`. */
   readonly matchers: number;
+  /** Rules (and their characters) in force below this directory's own `.gitignore`. */
+  readonly rulesInForce: number;
+  readonly charsInForce: number;
+  /** The directory's descriptor, kept open while its entries are visited, or -1. */
+  fd: number;
+  /** Where its entries are stat'ed: `/proc/self/fd/N/` while `fd` is open, else `abs/`. */
+  statBase: string;
 }
 
 const YIELD_EVERY_MS = 12;
+/**
+ * Directory descriptors kept open at once (one per level of the current path). Deeper levels close
+ * theirs after reading, and their entries are stat'ed by path.
+ */
+const MAX_OPEN_DIRECTORIES = 64;
+/** Entries filtered between checks of the time slice (rule tests can cost ≈ 0.5 ms each). */
+const FILTER_CHECK_EVERY = 64;
+
+const DIR_FLAGS =
+  nodeFs.constants.O_RDONLY |
+  nodeFs.constants.O_DIRECTORY |
+  nodeFs.constants.O_NOFOLLOW |
+  nodeFs.constants.O_NONBLOCK;
+
+/**
+ * Whether `/proc/self/fd/N` names the directory a descriptor refers to (Linux with /proc mounted
+ * and readable); elsewhere directories are read by path. Probed once on `/`.
+ */
+const PROC_FD = process.platform === "linux" && probeProcFd();
+
+function probeProcFd(): boolean {
+  try {
+    const fd = nodeFs.openSync("/", DIR_FLAGS);
+    try {
+      return nodeFs.readlinkSync(`/proc/self/fd/${fd}`) === "/";
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
 
 function typeOf(d: nodeFs.Dirent): EntryType {
   if (d.isFile()) return "file";
@@ -108,124 +184,290 @@ export function walkLimitExceeded(limit: number, value: number): PagewiseError {
   );
 }
 
+function isWithin(dir: string, real: string): boolean {
+  return real === dir || real.startsWith(dir === "/" ? "/" : `${dir}/`);
+}
+
+/** A directory opened for reading: its descriptor (closed by the caller) and its entries. */
+interface OpenedDirectory {
+  readonly fd: number;
+  readonly dirents: nodeFs.Dirent[];
+  /** Where the directory's own files are opened: through the descriptor where possible. */
+  readonly base: string;
+}
+
+/**
+ * Opens `abs` as a directory without following a symlink in its last component, checks that the
+ * descriptor's real path satisfies `accept` (a swap of an intermediate component for a symlink
+ * lands elsewhere and is refused), and reads the entries of the directory the descriptor refers
+ * to, so what is listed is what was checked. Returns an errno code on failure, "outside" when
+ * refused. Without /proc the entries are read by path (the walk still never follows symlinks).
+ */
+function openDirectory(
+  fs: WalkFs,
+  abs: string,
+  accept: (real: string) => boolean,
+): OpenedDirectory | string {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, DIR_FLAGS);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? "EIO";
+  }
+  try {
+    if (!PROC_FD) {
+      return { fd, dirents: nodeFs.readdirSync(abs, { withFileTypes: true }), base: abs };
+    }
+    const base = `/proc/self/fd/${fd}`;
+    if (!accept(nodeFs.readlinkSync(base))) {
+      nodeFs.closeSync(fd);
+      return "outside";
+    }
+    return { fd, dirents: nodeFs.readdirSync(base, { withFileTypes: true }), base };
+  } catch (err) {
+    nodeFs.closeSync(fd);
+    return (err as NodeJS.ErrnoException).code ?? "EIO";
+  }
+}
+
 /**
  * Walks `dir`, calling `visit` for every entry that is neither hidden (unless included) nor ignored,
  * in code-point order of `path`. Unreadable directories are counted and skipped; entries that vanish
- * during the walk are skipped silently.
+ * during the walk, and directories swapped for something outside `dir`, are skipped silently.
  */
 export async function walk(
   dir: string,
   options: WalkOptions,
   visit: (entry: WalkEntry) => void,
 ): Promise<WalkStats> {
-  const fs = options.fs ?? nodeFs;
-  const { recursive, includeHidden, respectGitignore, maxEntries, signal } = options;
-  const stats: WalkStats = { entriesRead: 0, unreadable: 0 };
-  const matchers: Matcher[] = [];
-  if (respectGitignore && options.ancestors) {
-    for (const ancestor of options.ancestors) {
-      const ig = loadGitignore(fs, ancestor);
-      if (ig) {
-        const rel = path.relative(ancestor, dir).split(path.sep).join("/");
-        matchers.push({ ig, prefix: rel === "" ? "" : `${rel}/`, strip: 0 });
+  const walker = new Walker(dir, options);
+  try {
+    if (options.respectGitignore && options.ancestors) {
+      await walker.loadAncestors(options.ancestors);
+    }
+    await walker.run(visit);
+  } finally {
+    walker.closeAll();
+  }
+  return walker.stats;
+}
+
+/** One walk's state: the stack of open directories, the rules in force, the counts. */
+class Walker {
+  readonly stats: WalkStats = {
+    entriesRead: 0,
+    unreadable: 0,
+    ignored: 0,
+    hidden: 0,
+    gitignoreSkipped: 0,
+  };
+  private readonly fs: WalkFs;
+  private readonly matchers: Matcher[] = [];
+  private rulesInForce = 0;
+  private charsInForce = 0;
+  private readonly stack: Frame[] = [];
+  private openFds = 0;
+  private sliceStart = performance.now();
+
+  constructor(
+    private readonly dir: string,
+    private readonly options: WalkOptions,
+  ) {
+    this.fs = options.fs ?? nodeFs;
+  }
+
+  /** Gives other work a turn once the current time slice is used up. */
+  private async pause(): Promise<void> {
+    if (performance.now() - this.sliceStart <= YIELD_EVERY_MS) return;
+    this.options.onProgress?.(this.stats.entriesRead);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.options.signal?.throwIfAborted();
+    this.sliceStart = performance.now();
+  }
+
+  /** Loads the `.gitignore` of an opened directory; `shown` names it relative to the walked one. */
+  private async loadRules(base: string, shown: string): Promise<GitignoreRules | undefined> {
+    const text = await readGitignore(
+      `${base}/.gitignore`,
+      this.options.maxGitignoreBytes ?? MAX_GITIGNORE_BYTES,
+    );
+    if (text === undefined) return undefined;
+    const rules = isGitignoreSkip(text)
+      ? text
+      : await compileGitignore(
+          text,
+          {
+            rules: MAX_GITIGNORE_RULES - this.rulesInForce,
+            chars: MAX_GITIGNORE_RULE_CHARS - this.charsInForce,
+          },
+          () => this.pause(),
+        );
+    if (!isGitignoreSkip(rules)) return rules;
+    this.stats.gitignoreSkipped++;
+    this.stats.firstGitignoreSkipped ??= { path: shown, ...rules };
+    return undefined;
+  }
+
+  private pushRules(rules: GitignoreRules, prefix: string, strip: number): void {
+    this.matchers.push({ rules, prefix, strip });
+    this.rulesInForce += rules.count;
+    this.charsInForce += rules.chars;
+  }
+
+  /** The `.gitignore` files of the directories above the walked one, each opened confined. */
+  async loadAncestors(ancestors: readonly string[]): Promise<void> {
+    const { dir } = this;
+    for (const ancestor of ancestors) {
+      const opened = openDirectory(this.fs, ancestor, (real) => real === ancestor);
+      if (typeof opened === "string") continue;
+      try {
+        if (!opened.dirents.some((d) => d.name === ".gitignore")) continue;
+        const shown = toSlashes(path.relative(dir, path.join(ancestor, ".gitignore")));
+        const rules = await this.loadRules(opened.base, shown);
+        const rel = toSlashes(path.relative(ancestor, dir));
+        if (rules) this.pushRules(rules, rel === "" ? "" : `${rel}/`, 0);
+      } finally {
+        nodeFs.closeSync(opened.fd);
       }
     }
   }
-  const isIgnored = (rel: string, isDir: boolean): boolean => {
+
+  private isIgnored(rel: string, isDir: boolean): boolean {
+    const { matchers } = this;
     for (let k = matchers.length - 1; k >= 0; k--) {
       const m = matchers[k]!;
-      const p = m.prefix + (m.strip > 0 ? rel.slice(m.strip) : rel) + (isDir ? "/" : "");
-      const verdict = m.ig.test(p);
-      if (verdict.ignored) return true;
-      if (verdict.unignored) return false;
+      const verdict = m.rules.test(
+        m.prefix + (m.strip > 0 ? rel.slice(m.strip) : rel) + (isDir ? "/" : ""),
+      );
+      if (verdict !== 0) return verdict > 0;
     }
     return false;
-  };
+  }
 
-  const open = (abs: string, rel: string): Frame | undefined => {
-    let dirents: nodeFs.Dirent[];
-    options.onDirectory?.(abs);
-    try {
-      dirents = fs.readdirSync(abs, { withFileTypes: true });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-      stats.unreadable++;
-      if (stats.firstUnreadable === undefined) stats.firstUnreadable = rel.slice(0, -1) || ".";
+  /** Opens and filters one directory; its descriptor stays open in the frame while there is room. */
+  private async open(abs: string, rel: string): Promise<Frame | undefined> {
+    this.options.onDirectory?.(abs);
+    const opened = openDirectory(this.fs, abs, (real) => isWithin(this.dir, real));
+    if (typeof opened === "string") {
+      // Gone, replaced by a non-directory or a symlink, or moved outside: skipped like a vanished entry.
+      if (["ENOENT", "ENOTDIR", "ELOOP", "outside"].includes(opened)) return undefined;
+      this.stats.unreadable++;
+      this.stats.firstUnreadable ??= rel.slice(0, -1) || ".";
       return undefined;
     }
-    stats.entriesRead += dirents.length;
-    if (stats.entriesRead > maxEntries) throw walkLimitExceeded(maxEntries, stats.entriesRead);
-    const base = matchers.length;
-    if (respectGitignore) {
-      for (let i = 0; i < dirents.length; i++) {
-        if (dirents[i]!.name === ".gitignore") {
-          const ig = loadGitignore(fs, abs);
-          if (ig) matchers.push({ ig, prefix: "", strip: rel.length });
-          break;
-        }
+    let frame: Frame | undefined;
+    try {
+      frame = await this.filterEntries(opened, abs, rel);
+    } finally {
+      if (frame === undefined || !PROC_FD || this.openFds >= MAX_OPEN_DIRECTORIES) {
+        nodeFs.closeSync(opened.fd);
+      } else {
+        this.openFds++;
+        frame.fd = opened.fd;
+        frame.statBase = `${opened.base}/`;
       }
     }
+    return frame;
+  }
+
+  private async filterEntries(opened: OpenedDirectory, abs: string, rel: string): Promise<Frame> {
+    const { dirents } = opened;
+    const { stats, options } = this;
+    const { includeHidden, respectGitignore, recursive, maxEntries } = options;
+    stats.entriesRead += dirents.length;
+    if (stats.entriesRead > maxEntries) throw walkLimitExceeded(maxEntries, stats.entriesRead);
+    const matchersBelow = this.matchers.length;
+    const rulesBelow = this.rulesInForce;
+    const charsBelow = this.charsInForce;
+    if (respectGitignore && dirents.some((d) => d.name === ".gitignore")) {
+      const rules = await this.loadRules(opened.base, `${rel}.gitignore`);
+      if (rules) this.pushRules(rules, "", rel.length);
+    }
+    const testing = respectGitignore && this.matchers.length > 0;
     const events: Event[] = [];
     for (let i = 0; i < dirents.length; i++) {
       const d = dirents[i]!;
       const name = d.name;
       if (name === ".git") continue;
-      if (!includeHidden && name.charCodeAt(0) === 0x2e) continue;
+      if (!includeHidden && name.charCodeAt(0) === 0x2e) {
+        stats.hidden++;
+        continue;
+      }
       const type = typeOf(d);
       const isDir = type === "directory";
-      if (respectGitignore && matchers.length > 0 && isIgnored(rel + name, isDir)) continue;
+      if (testing) {
+        if (this.isIgnored(rel + name, isDir)) {
+          stats.ignored++;
+          continue;
+        }
+        // Perf: rule tests can dominate a large directory; keep the event loop answering.
+        if (i % FILTER_CHECK_EVERY === FILTER_CHECK_EVERY - 1) await this.pause();
+      }
       events.push({ key: name, name, type, expand: false });
       if (isDir && recursive) events.push({ key: `${name}/`, name, type, expand: true });
     }
     events.sort(compareEvents);
-    return { events, i: 0, rel, abs, matchers: base };
-  };
-
-  const stack: Frame[] = [];
-  const first = open(dir, "");
-  if (first) stack.push(first);
-  let sliceStart = performance.now();
-  let dirsSinceCheck = 0;
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1]!;
-    if (frame.i >= frame.events.length) {
-      stack.pop();
-      matchers.length = frame.matchers;
-      continue;
-    }
-    const ev = frame.events[frame.i++]!;
-    const rel = frame.rel + ev.name;
-    const abs = frame.abs === "/" ? `/${ev.name}` : `${frame.abs}/${ev.name}`;
-    if (!ev.expand) {
-      visit({ path: rel, absolute: abs, type: ev.type });
-      continue;
-    }
-    // Perf: cancellation, progress and yielding are checked per directory, not per entry.
-    if (++dirsSinceCheck >= 16) {
-      dirsSinceCheck = 0;
-      signal?.throwIfAborted();
-      if (performance.now() - sliceStart > YIELD_EVERY_MS) {
-        options.onProgress?.(stats.entriesRead);
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        signal?.throwIfAborted();
-        sliceStart = performance.now();
-      }
-    }
-    const child = open(abs, `${rel}/`);
-    if (child) stack.push(child);
+    const statBase = abs === "/" ? "/" : `${abs}/`;
+    return {
+      events,
+      i: 0,
+      rel,
+      abs,
+      matchers: matchersBelow,
+      rulesInForce: rulesBelow,
+      charsInForce: charsBelow,
+      fd: -1,
+      statBase,
+    };
   }
-  return stats;
+
+  private closeFrame(frame: Frame): void {
+    if (frame.fd < 0) return;
+    nodeFs.closeSync(frame.fd);
+    frame.fd = -1;
+    this.openFds--;
+  }
+
+  closeAll(): void {
+    for (const frame of this.stack) this.closeFrame(frame);
+  }
+
+  async run(visit: (entry: WalkEntry) => void): Promise<void> {
+    const { stack } = this;
+    const first = await this.open(this.dir, "");
+    if (first) stack.push(first);
+    let dirsSinceCheck = 0;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.i >= frame.events.length) {
+        stack.pop();
+        this.closeFrame(frame);
+        this.matchers.length = frame.matchers;
+        this.rulesInForce = frame.rulesInForce;
+        this.charsInForce = frame.charsInForce;
+        continue;
+      }
+      const ev = frame.events[frame.i++]!;
+      const rel = frame.rel + ev.name;
+      const abs = frame.abs === "/" ? `/${ev.name}` : `${frame.abs}/${ev.name}`;
+      if (!ev.expand) {
+        visit({ path: rel, absolute: abs, statPath: frame.statBase + ev.name, type: ev.type });
+        continue;
+      }
+      // Perf: cancellation, progress and yielding are checked per directory, not per entry.
+      if (++dirsSinceCheck >= 16) {
+        dirsSinceCheck = 0;
+        this.options.signal?.throwIfAborted();
+        await this.pause();
+      }
+      const child = await this.open(abs, `${rel}/`);
+      if (child) stack.push(child);
+    }
+  }
 }
 
-function loadGitignore(fs: WalkFs, dirAbs: string): Ignore | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dirAbs, ".gitignore"), "utf8");
-  } catch {
-    return undefined;
-  }
-  return ignore({ allowRelativePaths: true }).add(text);
+function toSlashes(p: string): string {
+  return p.split(path.sep).join("/");
 }
 
 /** The directories from `rootDir` down to the parent of `dir` (both canonical), outermost first. */
