@@ -40,6 +40,12 @@ export {
   type Prediction,
   TextCosts,
 } from "./fit/fit.js";
+export {
+  type ByteSource,
+  fileByteSource,
+  memoryByteSource,
+  readWhole,
+} from "./io/byte-source.js";
 export * from "./limits.js";
 export * from "./pager/index.js";
 export * from "./source/index.js";

@@ -1,11 +1,10 @@
 /**
  * @module
- * Positional byte readers: the engine reads the source through this interface only, chunk by
- * chunk, never the whole file at once. `ByteSource` of sources/text (file or in-memory snapshot)
- * has the same shape and can be passed as is.
+ * What the engine reads from: any positional source of bytes — in practice core's byte reader over
+ * an open file at one version, or over bytes in memory. Reads are positional, so a resumed query
+ * starts at any offset in O(1).
  */
-
-import type { FileHandle } from "node:fs/promises";
+import { fileByteSource, memoryByteSource } from "../core/index.js";
 
 export interface ByteReader {
   /** Bytes in the source (the size of the version being read). */
@@ -14,30 +13,11 @@ export interface ByteReader {
   read(position: number, length: number): Promise<Uint8Array>;
 }
 
-/** A reader over an open file, reading with `FileHandle.read(buffer, 0, len, position)`. */
-export function fileHandleReader(handle: FileHandle, size: number): ByteReader {
-  return {
-    size,
-    async read(position: number, length: number): Promise<Uint8Array> {
-      const len = Math.max(0, Math.min(length, size - position));
-      const buffer = new Uint8Array(len);
-      let done = 0;
-      while (done < len) {
-        const { bytesRead } = await handle.read(buffer, done, len - done, position + done);
-        if (bytesRead === 0) break;
-        done += bytesRead;
-      }
-      return done === len ? buffer : buffer.subarray(0, done);
-    },
-  };
-}
+/** A reader over an open file (core's positional reader). */
+export const fileHandleReader: (
+  handle: import("node:fs/promises").FileHandle,
+  size: number,
+) => ByteReader = fileByteSource;
 
 /** A reader over bytes in memory (tests, small inputs). */
-export function bufferReader(bytes: Uint8Array): ByteReader {
-  return {
-    size: bytes.length,
-    async read(position: number, length: number): Promise<Uint8Array> {
-      return bytes.subarray(position, Math.min(bytes.length, position + length));
-    },
-  };
-}
+export const bufferReader: (bytes: Uint8Array) => ByteReader = memoryByteSource;

@@ -15,7 +15,7 @@ import {
 } from "../../src/core/index.js";
 import { createEngine, createMcpServer } from "../../src/mcp/index.js";
 import type { ToolSettings } from "../../src/tools/index.js";
-import { type ServerHandle, sdkClient, type ToolOutcome } from "./server.js";
+import { outcomeOf, type ServerHandle, sdkClient, type ToolOutcome } from "./server.js";
 
 export interface InMemoryServer extends ServerHandle {
   readonly estimator: Estimator;
@@ -58,25 +58,7 @@ export async function startInMemory(
     client,
     estimator,
     async call(tool, args): Promise<ToolOutcome> {
-      const result = (await client.callTool({ name: tool, arguments: args })) as {
-        content: Array<{ type: string; text: string }>;
-        isError?: boolean;
-        structuredContent?: unknown;
-      };
-      const text = result.content[0]?.text ?? "";
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return {
-        text,
-        isError: result.isError === true,
-        json,
-        blocks: result.content.length,
-        structured: result.structuredContent,
-      };
+      return outcomeOf(await client.callTool({ name: tool, arguments: args }));
     },
     async close() {
       await client.close();

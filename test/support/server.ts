@@ -24,6 +24,29 @@ export interface ToolOutcome {
   structured: unknown;
 }
 
+/** A `tools/call` result as the tests look at it: the one text block, parsed when it is JSON. */
+export function outcomeOf(raw: unknown): ToolOutcome {
+  const result = raw as {
+    content: Array<{ type: string; text: string }>;
+    isError?: boolean;
+    structuredContent?: unknown;
+  };
+  const text = result.content[0]?.text ?? "";
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return {
+    text,
+    isError: result.isError === true,
+    json,
+    blocks: result.content.length,
+    structured: result.structuredContent,
+  };
+}
+
 export interface ServerHandle {
   client: Client;
   call(tool: string, args: Record<string, unknown>): Promise<ToolOutcome>;
@@ -62,25 +85,7 @@ export async function startServer(
   return {
     client,
     async call(tool, callArgs) {
-      const result = (await client.callTool({ name: tool, arguments: callArgs })) as {
-        content: Array<{ type: string; text: string }>;
-        isError?: boolean;
-        structuredContent?: unknown;
-      };
-      const text = result.content[0]?.text ?? "";
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return {
-        text,
-        isError: result.isError === true,
-        json,
-        blocks: result.content.length,
-        structured: result.structuredContent,
-      };
+      return outcomeOf(await client.callTool({ name: tool, arguments: callArgs }));
     },
     async close() {
       await client.close();

@@ -1,47 +1,15 @@
 /**
  * @module
- * Positional reads from either an open file or an in-memory snapshot, so one page is always cut
- * from the same bytes its version was computed on.
+ * Line positions over the positional byte reader (core/io): where a line starts, and newline counts.
  */
-import type { FileHandle } from "node:fs/promises";
-import { STREAM_CHUNK_BYTES } from "../../core/index.js";
+import { type ByteSource, STREAM_CHUNK_BYTES } from "../../core/index.js";
 
-export interface ByteSource {
-  readonly size: number;
-  /** Up to `length` bytes at `position` (fewer at the end). */
-  read(position: number, length: number): Promise<Buffer>;
-}
-
-export function fileByteSource(handle: FileHandle, size: number): ByteSource {
-  return {
-    size,
-    async read(position, length) {
-      const want = Math.max(0, Math.min(length, size - position));
-      const buffer = Buffer.allocUnsafe(want);
-      let filled = 0;
-      while (filled < want) {
-        const { bytesRead } = await handle.read(buffer, filled, want - filled, position + filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
-      return filled === want ? buffer : buffer.subarray(0, filled);
-    },
-  };
-}
-
-export function memoryByteSource(bytes: Buffer): ByteSource {
-  return {
-    size: bytes.length,
-    async read(position, length) {
-      return bytes.subarray(position, Math.min(bytes.length, position + length));
-    },
-  };
-}
-
-/** Reads a whole file into memory (snapshots of small, recently modified files). */
-export async function readWhole(handle: FileHandle, size: number): Promise<Buffer> {
-  return fileByteSource(handle, size).read(0, size);
-}
+export {
+  type ByteSource,
+  fileByteSource,
+  memoryByteSource,
+  readWhole,
+} from "../../core/index.js";
 
 const NEWLINE = 0x0a;
 
