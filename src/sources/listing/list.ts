@@ -152,13 +152,38 @@ interface Item {
   readonly json: string;
 }
 
+/** The entries one page may show, and what the page says about the whole listing. */
+interface Collected {
+  /** The page's candidate entries (at most `limit`), in order. */
+  readonly items: Item[];
+  /** Entries in the whole listing. */
+  readonly total: number;
+  /** Index of the first candidate in the listing. */
+  readonly start: number;
+  readonly version: string;
+  readonly stats: WalkStats;
+}
+
+/** Where a page starts: after a cursor's key, or at an offset. */
+interface PageWindow {
+  readonly after: string | undefined;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** A listed directory, resolved through the caller's roots. */
+interface ListedDir {
+  readonly realPath: string;
+  readonly rootIndex: number;
+  readonly rootDir: string;
+}
+
 /** One page of a directory listing as the contract's JSON text. */
 async function listPage(
   request: PageRequest<ListArgs, ListState, SourceContext>,
   options: ListOptions,
 ): Promise<string> {
   const { context: ctx, args: req, state } = request;
-  const { estimator } = ctx;
   const roots = ctx.caller.roots;
   const query: ListQuery = state?.query ?? {
     recursive: req.recursive ?? false,
@@ -167,149 +192,186 @@ async function listPage(
     includeHidden: req.includeHidden ?? false,
     respectGitignore: req.respectGitignore ?? true,
   };
-  const after = state?.after;
   let dirArg = req.path;
   if (state) {
     await checkCursorDirectoryPath(roots, dirArg, state.absolute!);
     dirArg = state.absolute;
   }
-  const limit = request.params.limit!;
-  const maxTokens = request.params.max_tokens!;
-  const offset = req.offset ?? 0;
-  const glob = compileGlob(query.glob);
-  const dir = await resolveDirectoryConfined(roots, dirArg);
-  const rootDir = roots.dirs[dir.rootIndex]!;
-  const relDir = roots.relative(dir.rootIndex, dir.realPath);
-
-  const flags = encodeFlags(query);
-  const cacheKey = `${dir.realPath}\0${flags}\0${query.glob ?? ""}`;
-  const items: Item[] = [];
-  let total = 0;
-  let before = 0; // entries at or before the cursor's key
-  let version: string;
-  let stats: WalkStats;
-  const cached = validCache(cacheKey);
-  const fromCache = cached ? pageFromCache(cached, after, offset, limit) : undefined;
-  if (cached && !fromCache) cache.delete(cacheKey);
-  if (cached && fromCache) {
-    items.push(...fromCache.items);
-    total = cached.paths.length;
-    before = fromCache.before;
-    version = cached.version;
-    stats = cached.stats;
-  } else {
-    const hash = createHash("sha256");
-    const wantType = query.type;
-    const started = Date.now();
-    const dirs: string[] = [];
-    let racy = false;
-    const keep: CachedListing = {
-      dir: dir.realPath,
-      paths: [],
-      types: [],
-      sizes: [],
-      mtimes: [],
-      signatures: [],
-      version: "",
-      stats: { entriesRead: 0, unreadable: 0, ignored: 0, hidden: 0, gitignoreSkipped: 0 },
-      at: started,
-    };
-    let keeping = true;
-    const ancestors = ancestorsWithin(rootDir, dir.realPath);
-    const walkStats = await walk(
-      dir.realPath,
-      {
-        recursive: query.recursive,
-        includeHidden: query.includeHidden,
-        respectGitignore: query.respectGitignore,
-        maxEntries: options.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
-        ancestors,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        onDirectory: (abs) => {
-          if (keeping) dirs.push(abs);
-        },
-      },
-      (entry) => {
-        if (wantType !== "any" && entry.type !== wantType) return;
-        if (glob && !glob(entry.path)) return;
-        let size: number;
-        let mtimeMs: number;
-        try {
-          const st = lstatSync(entry.statPath);
-          size = st.size;
-          mtimeMs = st.mtimeMs;
-        } catch {
-          return; // vanished during the walk
-        }
-        const index = total++;
-        hash.update(`${entry.path}\0${entry.type}\0${size}\0${mtimeMs}\n`);
-        if (keeping) {
-          if (total > CACHE_MAX_ENTRIES) {
-            keeping = false;
-            keep.paths = [];
-          } else {
-            keep.paths.push(entry.path);
-            keep.types.push(entry.type);
-            keep.sizes.push(size);
-            keep.mtimes.push(mtimeMs);
-          }
-        }
-        let take: boolean;
-        if (after !== undefined) {
-          if (compareCodePoints(entry.path, after) <= 0) {
-            before++;
-            take = false;
-          } else take = items.length < limit;
-        } else take = index >= offset && index < offset + limit;
-        if (take) {
-          items.push({
-            path: entry.path,
-            json: JSON.stringify({
-              path: entry.path,
-              type: entry.type,
-              size,
-              mtime: new Date(Math.trunc(mtimeMs)).toISOString(),
-            }),
-          });
-        }
-      },
-    );
-    version = hash.digest().subarray(0, 8).toString("base64url");
-    stats = walkStats;
-    if (keeping) {
-      for (const d of [...ancestors, ...dirs]) {
-        const sig = signature(d, started);
-        if (sig === undefined) racy = true;
-        else keep.signatures.push([d, sig]);
-      }
-      if (!racy) {
-        keep.version = version;
-        keep.stats = walkStats;
-        remember(cacheKey, keep);
-      }
-    }
-  }
-  const start = after !== undefined ? before : offset;
-  const uri = `file://${encodeURI(dir.realPath)}`;
-
+  const window: PageWindow = {
+    after: state?.after,
+    offset: req.offset ?? 0,
+    limit: request.params.limit!,
+  };
+  compileGlob(query.glob);
+  const resolved = await resolveDirectoryConfined(roots, dirArg);
+  const dir = { ...resolved, rootDir: roots.dirs[resolved.rootIndex]! };
+  const collected = await collectListing(ctx, options, dir, query, window);
   const cursorAfter = (lastPath: string): string =>
     request.cursorAt({
-      dir: { rootIndex: dir.rootIndex, relPath: relDir },
+      dir: { rootIndex: dir.rootIndex, relPath: roots.relative(dir.rootIndex, dir.realPath) },
       query,
       after: lastPath,
     });
-  const head = `{"uri":${JSON.stringify(uri)},"items":[`;
+  return renderListPage(request, dir, collected, window, cursorAfter);
+}
+
+/** The page's entries from the listing cache when it is still valid, else from a walk. */
+async function collectListing(
+  ctx: SourceContext,
+  options: ListOptions,
+  dir: ListedDir,
+  query: ListQuery,
+  window: PageWindow,
+): Promise<Collected> {
+  const cacheKey = `${dir.realPath}\0${encodeFlags(query)}\0${query.glob ?? ""}`;
+  const cached = validCache(cacheKey);
+  const fromCache = cached
+    ? pageFromCache(cached, window.after, window.offset, window.limit)
+    : undefined;
+  if (cached && fromCache) {
+    return {
+      items: fromCache.items,
+      total: cached.paths.length,
+      start: window.after !== undefined ? fromCache.before : window.offset,
+      version: cached.version,
+      stats: cached.stats,
+    };
+  }
+  if (cached) cache.delete(cacheKey);
+  return walkListing(ctx, options, dir, query, window, cacheKey);
+}
+
+/**
+ * Walks the listing (streaming: only the page's entries are kept, plus the cache's compact columns
+ * while the listing is small enough to cache) and hashes it into its version.
+ */
+async function walkListing(
+  ctx: SourceContext,
+  options: ListOptions,
+  dir: ListedDir,
+  query: ListQuery,
+  window: PageWindow,
+  cacheKey: string,
+): Promise<Collected> {
+  const { after, offset, limit } = window;
+  const glob = compileGlob(query.glob);
+  const items: Item[] = [];
+  let total = 0;
+  let before = 0; // entries at or before the cursor's key
+  const hash = createHash("sha256");
+  const started = Date.now();
+  const dirs: string[] = [];
+  const keep: CachedListing = {
+    dir: dir.realPath,
+    paths: [],
+    types: [],
+    sizes: [],
+    mtimes: [],
+    signatures: [],
+    version: "",
+    stats: { entriesRead: 0, unreadable: 0, ignored: 0, hidden: 0, gitignoreSkipped: 0 },
+    at: started,
+  };
+  let keeping = true;
+  const ancestors = ancestorsWithin(dir.rootDir, dir.realPath);
+  const stats = await walk(
+    dir.realPath,
+    {
+      recursive: query.recursive,
+      includeHidden: query.includeHidden,
+      respectGitignore: query.respectGitignore,
+      maxEntries: options.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
+      ancestors,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      onDirectory: (abs) => {
+        if (keeping) dirs.push(abs);
+      },
+    },
+    (entry) => {
+      if (query.type !== "any" && entry.type !== query.type) return;
+      if (glob && !glob(entry.path)) return;
+      let size: number;
+      let mtimeMs: number;
+      try {
+        const st = lstatSync(entry.statPath);
+        size = st.size;
+        mtimeMs = st.mtimeMs;
+      } catch {
+        return; // vanished during the walk
+      }
+      const index = total++;
+      hash.update(`${entry.path}\0${entry.type}\0${size}\0${mtimeMs}\n`);
+      if (keeping && total > CACHE_MAX_ENTRIES) {
+        keeping = false;
+        keep.paths = [];
+      } else if (keeping) {
+        keep.paths.push(entry.path);
+        keep.types.push(entry.type);
+        keep.sizes.push(size);
+        keep.mtimes.push(mtimeMs);
+      }
+      let take: boolean;
+      if (after !== undefined) {
+        if (compareCodePoints(entry.path, after) <= 0) {
+          before++;
+          take = false;
+        } else take = items.length < limit;
+      } else take = index >= offset && index < offset + limit;
+      if (take)
+        items.push({ path: entry.path, json: entryJson(entry.path, entry.type, size, mtimeMs) });
+    },
+  );
+  const version = hash.digest().subarray(0, 8).toString("base64url");
+  if (keeping) rememberIfQuiet(cacheKey, keep, [...ancestors, ...dirs], started, version, stats);
+  return { items, total, start: after !== undefined ? before : offset, version, stats };
+}
+
+function entryJson(path: string, type: string, size: number, mtimeMs: number): string {
+  return JSON.stringify({ path, type, size, mtime: new Date(Math.trunc(mtimeMs)).toISOString() });
+}
+
+/** Caches a walked listing unless one of its directories changed too recently to be trusted. */
+function rememberIfQuiet(
+  cacheKey: string,
+  keep: CachedListing,
+  dirs: readonly string[],
+  started: number,
+  version: string,
+  stats: WalkStats,
+): void {
+  for (const d of dirs) {
+    const sig = signature(d, started);
+    if (sig === undefined) return;
+    keep.signatures.push([d, sig]);
+  }
+  keep.version = version;
+  keep.stats = stats;
+  remember(cacheKey, keep);
+}
+
+/** The page: as many of the collected entries as the budget holds, and the cursor after them. */
+function renderListPage(
+  request: PageRequest<ListArgs, ListState, SourceContext>,
+  dir: ListedDir,
+  collected: Collected,
+  window: PageWindow,
+  cursorAfter: (lastPath: string) => string,
+): string {
+  const { estimator } = request.context;
+  const maxTokens = request.params.max_tokens!;
+  const { items, total, start, version, stats } = collected;
+  const head = `{"uri":${JSON.stringify(`file://${encodeURI(dir.realPath)}`)},"items":[`;
   const tailExtras =
     `,"version":${JSON.stringify(version)}` + request.loweredFields + walkReportMembers(stats);
   const render = (count: number): string => {
     const next = start + count;
     const hasMore = next < total;
-    const pagination = `{"total":${total},"limit":${limit},"offset":${start},"has_more":${hasMore},"next_offset":${hasMore ? next : null}}`;
+    const pagination = `{"total":${total},"limit":${window.limit},"offset":${start},"has_more":${hasMore},"next_offset":${hasMore ? next : null}}`;
     let nextCursor = "null";
     if (hasMore) {
       // With no item on the page (an offset past a cursor's key), continue after the same key.
-      const last = count > 0 ? items[count - 1]!.path : after;
+      const last = count > 0 ? items[count - 1]!.path : window.after;
       nextCursor = last === undefined ? "null" : JSON.stringify(cursorAfter(last));
     }
     let body = "";
@@ -438,15 +500,7 @@ function pageFromCache(
       return undefined;
     }
     if (st.size !== c.sizes[i] || st.mtimeMs !== c.mtimes[i]) return undefined;
-    items.push({
-      path: p,
-      json: JSON.stringify({
-        path: p,
-        type: c.types[i],
-        size: c.sizes[i],
-        mtime: new Date(Math.trunc(c.mtimes[i]!)).toISOString(),
-      }),
-    });
+    items.push({ path: p, json: entryJson(p, c.types[i]!, c.sizes[i]!, c.mtimes[i]!) });
   }
   return { items, before: from };
 }
