@@ -102,7 +102,8 @@ with --after LATER_CURSOR to get the records appended since. See docs/tail.md.
   --before C                records before a previous page (its earlier_cursor)
   --after C                 records after a previous page (its later_cursor), appended ones included
   --from-start              begin at the first record instead of the newest
-  --grep P                  only records containing P, or matching the regex /P/flags
+  --grep P                  only records matching the regular expression P (smart case)
+  --grep-literal            match --grep P as plain text
   --limit N                 most records per page (default 50, at most 1000)
   --max-chars-per-item N    clamp longer records (default 2000); read the rest via line_cursor
   --max-tokens N            token budget of the page

@@ -41,8 +41,12 @@ export const tailInput = z
     grep: z
       .string()
       .describe(
-        'Keep only records containing this text (case-sensitive), or matching a JavaScript regex written "/pattern/flags". A cursor keeps its filter.',
+        "Keep only records matching this JavaScript regular expression (smart case: case-insensitive unless it has an upper-case letter). A cursor keeps its filter.",
       )
+      .optional(),
+    grep_literal: z
+      .boolean()
+      .describe("Match grep as plain text instead of a regular expression (default false).")
       .optional(),
   })
   .strict();
@@ -62,6 +66,8 @@ export const tailTool: ToolDefinition<typeof tailInput> = {
       after: args.after,
       fromStart: args.from_start,
       grep: args.grep,
+      grepLiteral: args.grep_literal,
+      ...(ctx.settings.searchStallMs !== undefined ? { stallMs: ctx.settings.searchStallMs } : {}),
       limit: Math.min(requestedLimit, TAIL_MAX_LIMIT),
       limitLowered: requestedLimit > TAIL_MAX_LIMIT,
       maxCharsPerItem: args.max_chars_per_item ?? TAIL_DEFAULT_MAX_CHARS_PER_ITEM,

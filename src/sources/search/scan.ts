@@ -25,6 +25,7 @@ import { identityKey, PagewiseError } from "../../core/index.js";
 import { compileGlob } from "../listing/glob.js";
 import { compareCodePoints } from "../listing/order.js";
 import { walk } from "../listing/walk.js";
+import { type CompiledPattern, chunkMatcher, lineMatcher } from "../pattern/index.js";
 
 /** Bytes read per system call. */
 export const SEARCH_CHUNK_BYTES = 1 << 20;
@@ -63,9 +64,8 @@ export interface ScanJob {
   readonly respectGitignore: boolean;
   readonly glob?: string;
   readonly maxWalkEntries: number;
-  readonly source: string;
-  readonly flags: string;
-  readonly prefilter: boolean;
+  /** Compiled in the calling thread; a plain object, so it crosses to the worker as is. */
+  readonly pattern: CompiledPattern;
   readonly context: number;
   readonly maxChars: number;
   readonly window: ScanWindow;
@@ -141,8 +141,8 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
 }
 
 async function scanOnce(job: ScanJob, hooks: ScanHooks, resume: boolean): Promise<ScanResult> {
-  const re = new RegExp(job.source, job.flags);
-  const pre = job.prefilter && job.context === 0 ? new RegExp(job.source, `${job.flags}m`) : null;
+  const re = lineMatcher(job.pattern);
+  const pre = job.pattern.prefilter && job.context === 0 ? chunkMatcher(job.pattern) : null;
   const glob = compileGlob(job.glob);
   const window = job.window;
   const after = window.kind === "after" ? window.after : undefined;

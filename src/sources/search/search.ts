@@ -24,8 +24,8 @@ import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../file-ref
 import { compileGlob } from "../listing/glob.js";
 import { DEFAULT_MAX_WALK_ENTRIES, effectiveLimit, mergeQuery } from "../listing/list.js";
 import { ancestorsWithin } from "../listing/walk.js";
+import { type CaseMode, compilePattern } from "../pattern/index.js";
 import { encodeReadCursor } from "../text/read-cursor.js";
-import { type CaseMode, compilePattern } from "./pattern.js";
 import { runScanJob } from "./pool.js";
 import type { MatchPosition, RawMatch, ScanWindow } from "./scan.js";
 
@@ -179,9 +179,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
       respectGitignore: query.respectGitignore,
       ...(query.glob !== undefined ? { glob: query.glob } : {}),
       maxWalkEntries: req.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
-      source: compiled.source,
-      flags: compiled.flags,
-      prefilter: compiled.prefilter,
+      pattern: compiled,
       context: query.context,
       maxChars: query.maxChars,
       window,

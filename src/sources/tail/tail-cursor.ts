@@ -1,6 +1,6 @@
 /**
  * @module
- * The `tail` cursor payload. Layout: file reference, a tag (direction, grep present), position,
+ * The `tail` cursor payload. Layout: file reference, a tag (direction, grep present, grep literal), position,
  * size at issue minus position, append fingerprint (inode 4 + write 4), anchor digest (6),
  * and the grep filter when there is one. About 65 characters for a short path and no filter.
  */
@@ -14,6 +14,7 @@ export const TAIL_ANCHOR_BYTES = 6;
 
 const KIND_AFTER = 0x01;
 const HAS_GREP = 0x02;
+const GREP_LITERAL = 0x04;
 
 export type TailCursorKind = "before" | "after";
 
@@ -28,6 +29,8 @@ export interface TailCursorState {
   readonly fingerprint: Uint8Array;
   readonly anchor: Uint8Array;
   readonly grep?: string;
+  /** The filter is a plain substring (`grep_literal`). */
+  readonly grepLiteral?: boolean;
 }
 
 export function encodeTailCursor(
@@ -38,7 +41,11 @@ export function encodeTailCursor(
 ): string {
   const w = new ByteWriter();
   writeFileRef(w, roots, s.file);
-  w.u8((s.kind === "after" ? KIND_AFTER : 0) | (s.grep !== undefined ? HAS_GREP : 0));
+  w.u8(
+    (s.kind === "after" ? KIND_AFTER : 0) |
+      (s.grep !== undefined ? HAS_GREP : 0) |
+      (s.grep !== undefined && s.grepLiteral ? GREP_LITERAL : 0),
+  );
   w.uint(s.position).uint(s.size - s.position);
   w.raw(s.fingerprint).raw(s.anchor);
   if (s.grep !== undefined) w.string(s.grep);
@@ -54,7 +61,7 @@ export function decodeTailCursor(
   const r = codec.decode(TAIL_TOOL, identity, cursor);
   const { absolute, ref } = readFileRef(r, roots);
   const tag = r.u8();
-  if (tag & ~(KIND_AFTER | HAS_GREP)) {
+  if (tag & ~(KIND_AFTER | HAS_GREP | GREP_LITERAL) || (tag & GREP_LITERAL && !(tag & HAS_GREP))) {
     throw malformedCursor();
   }
   const position = r.uint();
@@ -72,6 +79,7 @@ export function decodeTailCursor(
       fingerprint,
       anchor,
       ...(grep !== undefined ? { grep } : {}),
+      ...(tag & GREP_LITERAL ? { grepLiteral: true } : {}),
     },
     absolute,
   };

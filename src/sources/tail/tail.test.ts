@@ -301,9 +301,9 @@ describe("tail: walks", () => {
     const name = file(content);
     const { items } = await walkBackward({ path: name, grep: "ERROR", maxTokens: 500 });
     expect(items.map((i) => i.text)).toEqual(lines.filter((l) => l.startsWith("ERROR")));
-    const re = await walkBackward({ path: name, grep: "/^error 1\\d3$/i", maxTokens: 500 });
+    const re = await walkBackward({ path: name, grep: "^error 1\\d3$", maxTokens: 500 });
     expect(re.items.map((i) => i.text)).toEqual(lines.filter((l) => /^ERROR 1\d3$/.test(l)));
-    expect(await errorOf(tail({ path: name, grep: "/([/" }))).toBe("INVALID_ARGUMENT");
+    expect(await errorOf(tail({ path: name, grep: "([" }))).toBe("INVALID_ARGUMENT");
     const first = await tail({ path: name, grep: "ERROR", maxTokens: 500 });
     expect(await errorOf(tail({ before: first.page.earlier_cursor!, grep: "info" }))).toBe(
       "INVALID_ARGUMENT",

@@ -67,6 +67,10 @@ export interface TailRequest {
   readonly after?: string;
   readonly fromStart?: boolean;
   readonly grep?: string;
+  /** `grep` is a plain substring, not a regular expression. */
+  readonly grepLiteral?: boolean;
+  /** Stall guard of a `grep` only V8 can run (see pattern/guarded-worker.ts). */
+  readonly stallMs?: number;
   readonly limit: number;
   /** Set when the caller asked for more than TAIL_MAX_LIMIT: the page reports the applied limit. */
   readonly limitLowered?: boolean;
@@ -115,7 +119,10 @@ export async function tailPage(ctx: SourceContext, req: TailRequest): Promise<st
         { retry: { [state.kind]: cursorArg, [wanted]: undefined } },
       );
     }
-    if (req.grep !== undefined && req.grep !== (state.grep ?? "")) {
+    if (
+      (req.grep !== undefined && req.grep !== (state.grep ?? "")) ||
+      (req.grepLiteral !== undefined && req.grepLiteral !== (state.grepLiteral ?? false))
+    ) {
       throw invalidArgument(
         "The cursor was made with a different grep filter; a cursor keeps its own filter.",
         "Pass the cursor without grep, or start again without a cursor to use a new filter.",
@@ -131,7 +138,14 @@ export async function tailPage(ctx: SourceContext, req: TailRequest): Promise<st
     : req.grep !== undefined && req.grep !== ""
       ? req.grep
       : undefined;
-  const filter = grep !== undefined ? compileGrep(grep) : undefined;
+  const grepLiteral = state ? state.grepLiteral === true : req.grepLiteral === true;
+  const filter =
+    grep !== undefined
+      ? compileGrep(grep, grepLiteral, {
+          ...(req.stallMs !== undefined ? { stallMs: req.stallMs } : {}),
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        })
+      : undefined;
 
   const opened = await openFileConfined(caller.roots, target);
   try {
@@ -147,6 +161,7 @@ export async function tailPage(ctx: SourceContext, req: TailRequest): Promise<st
       uri: `file://${encodeURI(opened.realPath)}`,
       state,
       grep,
+      grepLiteral,
       filter,
     });
     const after = await opened.handle.stat({ bigint: true });
@@ -203,6 +218,7 @@ interface PageInput {
   readonly uri: string;
   readonly state: TailCursorState | undefined;
   readonly grep: string | undefined;
+  readonly grepLiteral: boolean;
   readonly filter: RecordFilter | undefined;
 }
 
@@ -217,7 +233,7 @@ interface Scan {
 
 async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput): Promise<string> {
   const { codec, caller, estimator } = ctx;
-  const { reader, stat, file, uri, state, grep, filter } = input;
+  const { reader, stat, file, uri, state, grep, grepLiteral, filter } = input;
   const size = reader.size;
   const forward = state ? state.kind === "after" : req.fromStart === true;
   const maxChars = req.maxCharsPerItem;
@@ -258,7 +274,7 @@ async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput)
     const length = span.contentEnd - span.start;
     const want = filter ? Math.max(keepBytes, GREP_MAX_RECORD_BYTES) : keepBytes;
     const bytes = await reader.range(span.start, span.start + Math.min(length, want));
-    if (filter && !filter(bytes.toString("utf8"))) return;
+    if (filter && !(await filter(bytes.toString("utf8")))) return;
     const candidate = toCandidate(
       span,
       bytes.subarray(0, Math.min(bytes.length, keepBytes)),
@@ -319,6 +335,7 @@ async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput)
     fingerprint,
     anchor: new Uint8Array(0),
     ...(grep !== undefined ? { grep } : {}),
+    ...(grepLiteral ? { grepLiteral } : {}),
   });
   // Perf: the windows are gathered up front (async reads, mostly from cached blocks), but a cursor
   // is hashed and signed only when a probed page needs it — a few per page, not one per candidate.
@@ -426,6 +443,7 @@ async function buildPage(ctx: SourceContext, req: TailRequest, input: PageInput)
         version,
       };
       if (grep !== undefined) body.grep = grep;
+      if (grepLiteral) body.grep_literal = true;
       if (req.limitLowered) body.limit = limit;
       if (req.maxTokensLowered) body.max_tokens = req.maxTokens;
       return JSON.stringify(body);
