@@ -43,6 +43,23 @@ export interface MatchPosition {
   readonly path: string;
   readonly lineStart: number;
   readonly ordinal: number;
+  /**
+   * identityTag of the file when the match was served: a continuation that would read that file
+   * again after it changed is CONTENT_CHANGED (its earlier lines came from the old version).
+   */
+  readonly fileTag?: string;
+}
+
+/** Bytes of a file's identity hash kept in a search cursor. */
+export const FILE_TAG_BYTES = 6;
+
+/** A short hash of (device, inode, size, mtime ns, ctime ns): a same-size rewrite changes ctime. */
+export function identityTag(st: BigIntStats): string {
+  return createHash("sha256")
+    .update(identityKey(st))
+    .digest()
+    .subarray(0, FILE_TAG_BYTES)
+    .toString("base64url");
 }
 
 export type ScanWindow =
@@ -97,6 +114,8 @@ export interface RawMatch {
   resumeLine: number;
   /** File identity when the match was read (for the line cursor's version). */
   ident: string;
+  /** identityTag of the file (for the search cursor). */
+  fileTag: string;
 }
 
 export interface ScanSkipped {
@@ -173,7 +192,15 @@ async function scanOnce(job: ScanJob, hooks: ScanHooks, resume: boolean): Promis
   /** Scans one open file; false when it turned out binary or too long (its matches are dropped). */
   const scanFile = (relPath: string, fd: number, st: BigIntStats): boolean => {
     const ident = identityKey(st);
+    const fileTag = identityTag(st);
     const cmp = after ? compareCodePoints(relPath, after.path) : 1;
+    if (cmp === 0 && after?.fileTag !== undefined && fileTag !== after.fileTag) {
+      throw new PagewiseError(
+        "CONTENT_CHANGED",
+        `${relPath} changed since the previous page, which ended inside it. Search again without the cursor.`,
+        { hint: "Call again with the same arguments but no cursor." },
+      );
+    }
     let fileCount = 0;
     const itemsAtStart = items.length;
     let pending: Pending[] = [];
@@ -234,6 +261,7 @@ async function scanOnce(job: ScanJob, hooks: ScanHooks, resume: boolean): Promis
             resumeByte: ring.length > 0 ? ring[0]!.byte : byteStart,
             resumeLine: ring.length > 0 ? ring[0]!.line : lineNumber,
             ident,
+            fileTag,
           };
           if (line.length > maxChars) {
             let start: number;

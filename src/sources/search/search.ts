@@ -27,7 +27,7 @@ import { ancestorsWithin } from "../listing/walk.js";
 import { type CaseMode, compilePattern } from "../pattern/index.js";
 import { encodeReadCursor } from "../text/read-cursor.js";
 import { runScanJob } from "./pool.js";
-import type { MatchPosition, RawMatch, ScanWindow } from "./scan.js";
+import { FILE_TAG_BYTES, type MatchPosition, type RawMatch, type ScanWindow } from "./scan.js";
 
 export const SEARCH_TOOL = "search";
 /** Characters of a match line shown around the match when the line is longer. */
@@ -113,7 +113,13 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
       glob: r.string() || undefined,
     };
     const cursorLimit = r.uint();
-    const after: MatchPosition = { path: r.string(), lineStart: r.uint(), ordinal: r.uint() };
+    const afterPath = r.string();
+    const after: MatchPosition = {
+      path: afterPath,
+      lineStart: r.uint(),
+      ordinal: r.uint(),
+      fileTag: Buffer.from(r.raw(FILE_TAG_BYTES)).toString("base64url"),
+    };
     const resume = { byte: r.uint(), line: r.uint() };
     const offset = r.uint();
     const total = r.uint();
@@ -213,6 +219,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
       .string(m.path)
       .uint(m.lineStart)
       .uint(m.ordinal)
+      .raw(Buffer.from(m.fileTag, "base64url"))
       .uint(m.resumeByte)
       .uint(m.resumeLine)
       .uint(nextOffset)
