@@ -74,6 +74,8 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
       cursor: args.cursor,
       maxTokens: budget.maxTokens,
       maxTokensLowered: budget.lowered,
+      maxTokensGiven: args.max_tokens !== undefined,
+      maxTokensCap: ctx.settings.maxTokensCap,
       maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
       ...(ctx.settings.searchStallMs !== undefined ? { stallMs: ctx.settings.searchStallMs } : {}),
       ...(ctx.progress ? { onProgress: (n: number) => ctx.progress?.(n) } : {}),

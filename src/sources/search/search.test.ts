@@ -90,3 +90,78 @@ describe("search continuations never mix versions", () => {
     expect(next.items.map((i) => i.text)).toEqual(["needle B1", "needle B2"]);
   });
 });
+
+describe("a search cursor carries its page parameters", () => {
+  beforeAll(() => {
+    const base = path.join(dir, "params");
+    mkdirSync(base);
+    for (let f = 0; f < 20; f++) {
+      const lines = Array.from({ length: 60 }, (_, i) => `needle ${f}:${i} ${"x".repeat(40)}`);
+      writeFileSync(path.join(base, `f${String(f).padStart(2, "0")}.txt`), `${lines.join("\n")}\n`);
+    }
+  });
+
+  it("continuing with the cursor alone keeps max_tokens and limit; every page fits the first budget", async () => {
+    let page = await search({
+      pattern: "needle",
+      path: "params",
+      maxTokens: 1500,
+      maxTokensGiven: true,
+      limit: 500,
+    });
+    let pages = 1;
+    let seen = page.items.length;
+    while (page.next_cursor) {
+      // What the tool passes when the caller gives only the cursor: the default budget, not given.
+      const text = await searchPage(ctx, {
+        cursor: page.next_cursor,
+        maxTokens: 8000,
+        inProcess: true,
+      });
+      expect(defaultEstimator.count(text)).toBeLessThanOrEqual(1500);
+      page = JSON.parse(text);
+      expect(page.pagination.limit).toBe(500);
+      seen += page.items.length;
+      pages++;
+    }
+    expect(seen).toBe(1200);
+    expect(pages).toBeGreaterThan(5);
+  });
+
+  it("a parameter passed with the cursor overrides it for that page, still lowered to the cap", async () => {
+    const first = await search({
+      pattern: "needle",
+      path: "params",
+      maxTokens: 1500,
+      maxTokensGiven: true,
+      limit: 7,
+    });
+    expect(first.items.length).toBe(7);
+    const bigger = await search({
+      cursor: first.next_cursor!,
+      limit: 50,
+      maxTokens: 4000,
+      maxTokensGiven: true,
+    });
+    expect(bigger.items.length).toBeGreaterThan(7);
+    expect(bigger.pagination.limit).toBe(50);
+    const same = await search({ cursor: first.next_cursor! });
+    expect(same.items.length).toBe(7);
+    // A cursor made under a larger cap is lowered to the current one, and the page says so.
+    const wide = await search({
+      pattern: "needle",
+      path: "params",
+      maxTokens: 20000,
+      maxTokensGiven: true,
+      limit: 1000,
+    });
+    const text = await searchPage(ctx, {
+      cursor: wide.next_cursor!,
+      maxTokens: 8000,
+      maxTokensCap: 3000,
+      inProcess: true,
+    });
+    expect(defaultEstimator.count(text)).toBeLessThanOrEqual(3000);
+    expect(JSON.parse(text).max_tokens).toBe(3000);
+  });
+});

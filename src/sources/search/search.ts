@@ -48,8 +48,15 @@ export interface SearchRequest {
   readonly limit?: number;
   readonly offset?: number;
   readonly cursor?: string;
+  /** The budget applied to this call (the default when the caller gave none). */
   readonly maxTokens: number;
   readonly maxTokensLowered?: boolean;
+  /**
+   * Whether the caller passed `max_tokens`. Without it, a continuation keeps the budget its cursor
+   * carries (lowered to `maxTokensCap`).
+   */
+  readonly maxTokensGiven?: boolean;
+  readonly maxTokensCap?: number;
   readonly maxWalkEntries?: number;
   readonly stallMs?: number;
   readonly onProgress?: (filesRead: number) => void;
@@ -88,6 +95,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
   let requestedLimit = req.limit;
   let window: ScanWindow | undefined;
   let query: SearchQuery;
+  let budget = { maxTokens: req.maxTokens, lowered: req.maxTokensLowered === true };
   if (req.cursor !== undefined) {
     if (req.offset !== undefined) {
       throw new PagewiseError(
@@ -113,6 +121,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
       glob: r.string() || undefined,
     };
     const cursorLimit = r.uint();
+    const cursorMaxTokens = r.uint();
     const afterPath = r.string();
     const after: MatchPosition = {
       path: afterPath,
@@ -138,6 +147,10 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
     await checkCursorDirectoryPath(roots, dirArg, absolute);
     dirArg = absolute;
     requestedLimit ??= cursorLimit;
+    if (!req.maxTokensGiven && cursorMaxTokens > 0) {
+      const cap = req.maxTokensCap ?? Number.POSITIVE_INFINITY;
+      budget = { maxTokens: Math.min(cursorMaxTokens, cap), lowered: cursorMaxTokens > cap };
+    }
     window = {
       kind: "after",
       after,
@@ -189,7 +202,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
       context: query.context,
       maxChars: query.maxChars,
       window,
-      maxPageChars: req.maxTokens * ctx.estimator.maxUnitsPerToken,
+      maxPageChars: budget.maxTokens * ctx.estimator.maxUnitsPerToken,
     },
     {
       ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -216,6 +229,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
       .string(query.pattern)
       .string(query.glob ?? "")
       .uint(limit)
+      .uint(budget.maxTokens)
       .string(m.path)
       .uint(m.lineStart)
       .uint(m.ordinal)
@@ -229,7 +243,7 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
   };
   const extras =
     (note ? `,"note":${JSON.stringify(note)}` : "") +
-    (req.maxTokensLowered ? `,"max_tokens":${req.maxTokens}` : "") +
+    (budget.lowered ? `,"max_tokens":${budget.maxTokens}` : "") +
     (result.skipped &&
     (result.skipped.binary ||
       result.skipped.long_lines ||
@@ -248,12 +262,12 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
     for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
     return `{"uri":${JSON.stringify(uri)},"items":[${body}],"pagination":${pagination},"next_cursor":${nextCursor}${extras}}`;
   };
-  const fitted = fitItemCount(items.length, req.maxTokens, estimator, render);
+  const fitted = fitItemCount(items.length, budget.maxTokens, estimator, render);
   if (fitted.amount === 0 && items.length > 0) {
-    throw budgetTooSmall(req.maxTokens, estimator.count(render(1)), "one match");
+    throw budgetTooSmall(budget.maxTokens, estimator.count(render(1)), "one match");
   }
-  if (fitted.tokens > req.maxTokens)
-    throw budgetTooSmall(req.maxTokens, fitted.tokens, "an empty page");
+  if (fitted.tokens > budget.maxTokens)
+    throw budgetTooSmall(budget.maxTokens, fitted.tokens, "an empty page");
   return fitted.text;
 }
 
