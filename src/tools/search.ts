@@ -44,6 +44,12 @@ export const searchInput = z
       1,
       "Longer match lines are clamped around the match (truncated: true, with a line_cursor for read). Default 400.",
     ).optional(),
+    count: z
+      .enum(["exact", "at_least", "none"])
+      .describe(
+        'How to count matches: "exact" (default) reads every file for the exact total; "at_least" returns the page as soon as its matches are found, with total a lower bound (total_is_lower_bound: true); "none" leaves total out.',
+      )
+      .optional(),
     limit: wholeNumber(1, "Matches per page (default 100, at most 1000).").optional(),
     offset: wholeNumber(0, "Index of the first match to return (default 0).").optional(),
     max_tokens: maxTokensArg,
@@ -55,7 +61,7 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
   name: "search",
   title: "Search file contents in pages",
   description:
-    "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line.",
+    "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts; count: at_least or none answers sooner with a lower bound or no total); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line.",
   input: searchInput,
   async run(args, ctx: ToolContext) {
     const budget = applyBudget(args.max_tokens, ctx.settings);
@@ -69,6 +75,7 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
       respectGitignore: args.respect_gitignore,
       context: args.context,
       maxCharsPerMatch: args.max_chars_per_match,
+      count: args.count,
       limit: args.limit,
       offset: args.offset,
       cursor: args.cursor,
