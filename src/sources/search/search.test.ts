@@ -1,18 +1,22 @@
 /**
- * In-process tests of the search source: continuations never mix two versions of a file, and a
- * cursor carries its page parameters (budget, limit).
+ * In-process tests of the search source: continuations never mix two versions of a file, a
+ * cursor carries its page parameters, count modes, O(page) continuations in walk order, and
+ * confinement per directory.
  */
 import {
+  closeSync,
   mkdirSync,
   mkdtempSync,
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Roots } from "../../access/index.js";
 import {
@@ -23,6 +27,7 @@ import {
   isPagewiseError,
 } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
+import { ConfinedOpener } from "./confine.js";
 import { type SearchRequest, searchPage } from "./search.js";
 
 let dir: string;
@@ -163,5 +168,142 @@ describe("a search cursor carries its page parameters", () => {
     });
     expect(defaultEstimator.count(text)).toBeLessThanOrEqual(3000);
     expect(JSON.parse(text).max_tokens).toBe(3000);
+  });
+});
+
+describe("count modes and O(page) continuations", () => {
+  const files = 400;
+  beforeAll(() => {
+    for (let f = 0; f < files; f++) {
+      const sub = path.join(dir, "many", `d${f % 9}`, f % 2 ? "x" : "x-y");
+      mkdirSync(sub, { recursive: true });
+      writeFileSync(path.join(sub, `f${f}.txt`), `hay\nneedle ${f}\nhay needle\n`);
+    }
+  });
+
+  /** Files read by one page (the scan reports its progress per file). */
+  async function filesReadBy(req: Partial<SearchRequest>): Promise<{ page: Page; files: number }> {
+    let files = 0;
+    const page = await search({ ...req, onProgress: (n) => (files = Math.max(files, n)) });
+    return { page, files };
+  }
+
+  it("at_least and none return the first page after reading only the files it needs", async () => {
+    const exact = await filesReadBy({ pattern: "needle", path: "many", limit: 10 });
+    expect(exact.files).toBe(files);
+    expect(exact.page.pagination.total).toBe(2 * files);
+    const atLeast = await filesReadBy({
+      pattern: "needle",
+      path: "many",
+      limit: 10,
+      count: "at_least",
+    });
+    expect(atLeast.files).toBeLessThanOrEqual(6);
+    expect(atLeast.page.items).toEqual(exact.page.items);
+    const p = atLeast.page.pagination as Page["pagination"] & { total_is_lower_bound?: boolean };
+    expect(p.total_is_lower_bound).toBe(true);
+    expect(p.total).toBeGreaterThanOrEqual(10);
+    expect(p.total).toBeLessThanOrEqual(2 * files);
+    const none = await filesReadBy({ pattern: "needle", path: "many", limit: 10, count: "none" });
+    expect(none.files).toBeLessThanOrEqual(6);
+    expect("total" in none.page.pagination).toBe(false);
+  });
+
+  it("a continuation reads O(page) files, wherever it is in the tree", async () => {
+    let page = await search({ pattern: "needle", path: "many", limit: 10 });
+    const reads: number[] = [];
+    while (page.next_cursor && reads.length < 30) {
+      const next = await filesReadBy({ cursor: page.next_cursor });
+      reads.push(next.files);
+      page = next.page;
+    }
+    expect(Math.max(...reads)).toBeLessThanOrEqual(7);
+  });
+
+  it("every count mode pages through the same matches as one exact page, in order", async () => {
+    const all = await search({ pattern: "needle", path: "many", limit: 1000, maxTokens: 100_000 });
+    const key = (i: Page["items"][number]) => `${i.path}:${i.line}:${i.text}`;
+    for (const count of ["exact", "at_least", "none"] as const) {
+      let page = await search({ pattern: "needle", path: "many", limit: 37, count });
+      const got = page.items.map(key);
+      while (page.next_cursor) {
+        page = await search({ cursor: page.next_cursor });
+        got.push(...page.items.map(key));
+        if (count === "exact") expect(page.pagination.total).toBe(2 * files);
+      }
+      expect(got, count).toEqual(all.items.map(key));
+    }
+  });
+});
+
+describe("continuations resume in walk order on any tree", () => {
+  const NAMES = ["a", "a-b", "a.b", "a b", "b", "\u00e4", "z"];
+  const tree = fc.uniqueArray(
+    fc.tuple(fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 3 }), fc.nat(3)),
+    { minLength: 1, maxLength: 25, selector: ([p]) => p.join("/") },
+  );
+  let run = 0;
+
+  it("property: cursor pages (any limit, any count mode) = one exact page, with .gitignore and hidden rules", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        tree,
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom("exact", "at_least", "none"),
+        async (entries, limit, count) => {
+          const base = `prop${run++}`;
+          const made = new Set<string>();
+          for (const [parts, n] of entries) {
+            const rel = `${parts.join("/")}.txt`;
+            // A file and a directory cannot share a name: skip paths that collide.
+            if ([...made].some((m) => m.startsWith(`${rel}/`) || rel.startsWith(`${m}/`))) continue;
+            const file = path.join(dir, base, rel);
+            mkdirSync(path.dirname(file), { recursive: true });
+            writeFileSync(file, "needle\n".repeat(n));
+            made.add(rel);
+          }
+          writeFileSync(path.join(dir, base, ".gitignore"), "a.b.txt\n");
+          const all = await search({
+            pattern: "needle",
+            path: base,
+            limit: 1000,
+            maxTokens: 100_000,
+          });
+          const key = (i: Page["items"][number]) => `${i.path}:${i.line}`;
+          let page = await search({ pattern: "needle", path: base, limit, count });
+          const got = page.items.map(key);
+          while (page.next_cursor) {
+            page = await search({ cursor: page.next_cursor });
+            got.push(...page.items.map(key));
+          }
+          expect(got).toEqual(all.items.map(key));
+          expect(all.items.some((i) => i.path.endsWith("a.b.txt"))).toBe(false);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("confinement per directory", () => {
+  it("opens a directory once for all its files, and nothing through a directory that leads outside", () => {
+    const inside = path.join(dir, "conf");
+    const outside = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-outside-")));
+    mkdirSync(path.join(inside, "d"), { recursive: true });
+    for (let i = 0; i < 5; i++) writeFileSync(path.join(inside, "d", `f${i}`), "x");
+    writeFileSync(path.join(outside, "secret"), "needle");
+    symlinkSync(outside, path.join(inside, "link"));
+    const opener = new ConfinedOpener(inside);
+    try {
+      for (let i = 0; i < 5; i++) closeSync(opener.open(path.join(inside, "d", `f${i}`)));
+      expect(opener.dirsOpened).toBe(1);
+      // The walk never follows links; were a path through one handed over, it is refused.
+      expect(() => opener.open(path.join(inside, "link", "secret"))).toThrow();
+      // A directory that resolves outside (say a parent swapped meanwhile) opens nothing.
+      expect(opener.open(path.join(outside, "secret"))).toBe(-1);
+    } finally {
+      opener.close();
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
