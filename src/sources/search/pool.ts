@@ -1,20 +1,29 @@
 /**
  * @module
  * Runs search scans in worker threads under the stall guard (see pattern/guarded-worker.ts): a
- * JavaScript-engine pattern that backtracks catastrophically is stopped, not waited for. At most
- * two idle workers are kept so that a page does not pay the thread start-up each time.
+ * pattern only V8 can run that backtracks catastrophically is stopped, not waited for.
  *
- * Where the compiled worker is missing (tests run on the TypeScript sources), the scan runs
- * in-process instead, without the stall guard.
+ * A full scan (an exact total) uses every core: it is split into shards that walk the same tree
+ * and each read every n-th candidate file; each shard keeps its own first `offset + limit`
+ * matches, which holds every match of the page whatever the other shards found, and the merge
+ * orders them by file ordinal (see mergeShards). Pages that stop early run in one worker.
+ *
+ * Where the compiled worker is missing (tests run on the TypeScript sources), scans run
+ * in-process instead (shards one after the other), without the stall guard.
  */
+import os from "node:os";
 import { DEFAULT_STALL_MS, GuardedWorkers } from "../pattern/index.js";
-import { runScan, type ScanJob, type ScanResult } from "./scan.js";
+import { type RawMatch, runScan, type ScanJob, type ScanResult, type ScanSkipped } from "./scan.js";
 
 /** Milliseconds a search may go without progress before it is stopped (`--search-stall-ms`). */
 export const DEFAULT_SEARCH_STALL_MS = DEFAULT_STALL_MS;
-const MAX_IDLE_WORKERS = 2;
+/** Most threads one scan uses. */
+export const MAX_SCAN_SHARDS = 4;
+/** A window reaching further than this many matches is scanned in one thread (shards keep it whole). */
+export const MAX_SHARDED_WINDOW = 5000;
+const SHARDS = Math.max(1, Math.min(os.availableParallelism(), MAX_SCAN_SHARDS));
 
-const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_IDLE_WORKERS);
+const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_SCAN_SHARDS);
 
 export interface RunOptions {
   readonly signal?: AbortSignal;
@@ -22,9 +31,25 @@ export interface RunOptions {
   readonly onProgress?: (filesRead: number, bytesRead: number) => void;
   /** Force in-process scanning (tests). */
   readonly inProcess?: boolean;
+  /** Shards of a full scan (default: the cores, at most MAX_SCAN_SHARDS). */
+  readonly shards?: number;
 }
 
 export async function runScanJob(job: ScanJob, options: RunOptions = {}): Promise<ScanResult> {
+  const w = job.window;
+  const shards = options.shards ?? SHARDS;
+  if (
+    shards > 1 &&
+    w.kind === "offset" &&
+    !job.stopEarly &&
+    w.offset + w.limit <= MAX_SHARDED_WINDOW
+  ) {
+    return runSharded(job, shards, w.offset, w.limit, options);
+  }
+  return runOne(job, options);
+}
+
+function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
   if (options.inProcess || !workers.available()) {
     return runScan(job, {
       ...(options.signal ? { signal: options.signal } : {}),
@@ -39,4 +64,101 @@ export async function runScanJob(job: ScanJob, options: RunOptions = {}): Promis
       ? { onProgress: (msg) => onProgress(Number(msg.files ?? 0), Number(msg.bytes ?? 0)) }
       : {}),
   });
+}
+
+async function runSharded(
+  job: ScanJob,
+  count: number,
+  offset: number,
+  limit: number,
+  options: RunOptions,
+): Promise<ScanResult> {
+  // One failure (a stall, a cancel) stops the other shards too.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const progress = new Array<[number, number]>(count).fill([0, 0]);
+  const report = (i: number) => (files: number, bytes: number) => {
+    progress[i] = [files, bytes];
+    let f = 0;
+    let b = 0;
+    for (const [pf, pb] of progress) {
+      f += pf;
+      b += pb;
+    }
+    options.onProgress?.(f, b);
+  };
+  try {
+    const jobs = Array.from({ length: count }, (_, index) =>
+      runOne(
+        {
+          ...job,
+          window: { kind: "offset", offset: 0, limit: offset + limit },
+          shard: { index, count },
+        },
+        { ...options, signal: stop.signal, onProgress: report(index) },
+      ),
+    );
+    const results = await Promise.all(
+      jobs.map((p) =>
+        p.catch((err) => {
+          stop.abort();
+          throw err;
+        }),
+      ),
+    );
+    return mergeShards(results, offset, limit);
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * Merges shard results into the result one scan would give. Each shard holds its own first
+ * `offset + limit` matches; every match among the first `offset + limit` overall is then held (the
+ * matches before it in its shard are fewer), so sorting by file ordinal (a file belongs to one
+ * shard, whose matches are in file order) and slicing gives the window exactly.
+ */
+export function mergeShards(
+  results: readonly ScanResult[],
+  offset: number,
+  limit: number,
+): ScanResult {
+  const all: RawMatch[] = [];
+  let counted = 0;
+  let filesRead = 0;
+  let bytesRead = 0;
+  let dirsOpened = 0;
+  let skipped: ScanSkipped | undefined = {
+    binary: 0,
+    long_lines: 0,
+    unreadable_files: 0,
+    unreadable_directories: 0,
+  };
+  for (const r of results) {
+    for (const m of r.items) all.push(m);
+    counted += r.counted;
+    filesRead += r.filesRead;
+    bytesRead += r.bytesRead;
+    dirsOpened += r.dirsOpened;
+    if (r.skipped && skipped) {
+      skipped.binary += r.skipped.binary;
+      skipped.long_lines += r.skipped.long_lines;
+      skipped.unreadable_files += r.skipped.unreadable_files;
+      // Every shard walks every directory: an unreadable one is seen by each.
+      skipped.unreadable_directories = r.skipped.unreadable_directories;
+    } else skipped = undefined;
+  }
+  all.sort((a, b) => a.fileOrdinal - b.fileOrdinal);
+  const items = all.slice(offset, offset + limit);
+  return {
+    counted,
+    offset,
+    items,
+    more: counted > offset + items.length,
+    ...(skipped ? { skipped } : {}),
+    filesRead,
+    bytesRead,
+    dirsOpened,
+  };
 }

@@ -88,6 +88,11 @@ export interface ScanJob {
   /** Stop once the page is collected and one more match is seen (no exact total). */
   readonly stopEarly: boolean;
   /**
+   * Scan only the candidate files whose walk ordinal is `index` modulo `count` (the other shards
+   * scan the rest, in other threads); matches carry their file's ordinal for the merge.
+   */
+  readonly shard?: { readonly index: number; readonly count: number };
+  /**
    * A page never holds items whose text adds up to more than this many characters (the budget
    * times the estimator's units-per-token bound); a scan that stops early stops collecting there
    * instead of at `limit`, so a small budget with a large limit does not read the rest of the tree.
@@ -117,6 +122,8 @@ export interface RawMatch {
   ident: string;
   /** identityTag of the file (for the search cursor). */
   fileTag: string;
+  /** The file's position among the walk's candidate files (orders the shards' matches). */
+  fileOrdinal: number;
 }
 
 export interface ScanSkipped {
@@ -159,9 +166,12 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
   const scanner = new Scanner(job, hooks);
   const opener = new ConfinedOpener(job.dir);
   const glob = compileGlob(job.glob);
+  let ordinal = 0;
   const visit = (entry: WalkEntry) => {
     if (entry.type !== "file" || (glob && !glob(entry.path))) return;
-    scanner.visitFile(entry, opener);
+    const fileOrdinal = ordinal++;
+    if (job.shard && fileOrdinal % job.shard.count !== job.shard.index) return;
+    scanner.visitFile(entry, opener, fileOrdinal);
     if (scanner.done()) throw new StopWalk();
   };
   const walkOptions = {
@@ -220,6 +230,7 @@ class Scanner {
 
   // The current file.
   private relPath = "";
+  private fileOrdinal = 0;
   private ident = "";
   private fileTag = "";
   /** Comparison of the current file's path with the cursor's (1 without a cursor). */
@@ -269,7 +280,7 @@ class Scanner {
 
   result(complete: boolean, dirsOpened: number): ScanResult {
     return {
-      counted: this.after ? this.total : this.total,
+      counted: this.total,
       offset: this.after ? 0 : this.offsetStart,
       items: this.items,
       more: this.seen() > this.items.length,
@@ -280,7 +291,8 @@ class Scanner {
     };
   }
 
-  visitFile(entry: WalkEntry, opener: ConfinedOpener): void {
+  visitFile(entry: WalkEntry, opener: ConfinedOpener, fileOrdinal: number): void {
+    this.fileOrdinal = fileOrdinal;
     const cmp = this.after ? compareCodePoints(entry.path, this.after.path) : 1;
     if (cmp < 0) return;
     let fd: number;
@@ -561,6 +573,7 @@ class Scanner {
       resumeLine: ring.length > 0 ? ring[0]!.line : lineNumber,
       ident: this.ident,
       fileTag: this.fileTag,
+      fileOrdinal: this.fileOrdinal,
     };
     if (line.length > maxChars) {
       let start =

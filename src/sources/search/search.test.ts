@@ -27,7 +27,10 @@ import {
   isPagewiseError,
 } from "../../core/index.js";
 import type { SourceContext } from "../context.js";
+import { compilePattern } from "../pattern/index.js";
 import { ConfinedOpener } from "./confine.js";
+import { runScanJob } from "./pool.js";
+import type { ScanJob, ScanResult } from "./scan.js";
 import { type SearchRequest, searchPage } from "./search.js";
 
 let dir: string;
@@ -305,5 +308,48 @@ describe("confinement per directory", () => {
       opener.close();
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a full scan split across threads", () => {
+  it("property: any shard count gives the window, total and skips of one scan", async () => {
+    const base = path.join(dir, "shards");
+    for (let f = 0; f < 60; f++) {
+      mkdirSync(path.join(base, `d${f % 4}`), { recursive: true });
+      const body = f % 13 === 5 ? "needle\0binary" : "needle x\n".repeat(f % 5);
+      writeFileSync(path.join(base, `d${f % 4}`, `f${f}.txt`), body);
+    }
+    const job = (offset: number, limit: number): ScanJob => ({
+      dir: base,
+      ancestors: [],
+      includeHidden: false,
+      respectGitignore: true,
+      maxWalkEntries: 10_000,
+      pattern: compilePattern("needle", false, "smart"),
+      context: 0,
+      maxChars: 400,
+      window: { kind: "offset", offset, limit },
+      stopEarly: false,
+    });
+    const strip = (r: ScanResult) => ({
+      counted: r.counted,
+      offset: r.offset,
+      more: r.more,
+      skipped: r.skipped,
+      items: r.items.map((m) => `${m.path}:${m.line}:${m.ordinal}`),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(120),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 2, max: 4 }),
+        async (offset, limit, shards) => {
+          const one = await runScanJob(job(offset, limit), { inProcess: true, shards: 1 });
+          const split = await runScanJob(job(offset, limit), { inProcess: true, shards });
+          expect(strip(split)).toEqual(strip(one));
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 });
