@@ -32,7 +32,13 @@ import {
 import { type CaseMode, compilePattern } from "../pattern/index.js";
 import { encodeReadCursor } from "../text/read-cursor.js";
 import { runScanJob } from "./pool.js";
-import { FILE_TAG_BYTES, type MatchPosition, type RawMatch, type ScanWindow } from "./scan.js";
+import {
+  FILE_TAG_BYTES,
+  type MatchPosition,
+  type RawMatch,
+  type ScanResult,
+  type ScanWindow,
+} from "./scan.js";
 
 export const SEARCH_TOOL = "search";
 /** Characters of a match line shown around the match when the line is longer. */
@@ -169,7 +175,7 @@ function queryOf(req: SearchRequest, caseMode: CaseMode): SearchQuery {
 }
 
 export async function searchPage(ctx: SourceContext, req: SearchRequest): Promise<string> {
-  const { caller, codec, estimator } = ctx;
+  const { caller } = ctx;
   const roots = caller.roots;
   const caseMode: CaseMode =
     req.caseSensitive === undefined ? "smart" : req.caseSensitive ? "sensitive" : "insensitive";
@@ -244,6 +250,37 @@ export async function searchPage(ctx: SourceContext, req: SearchRequest): Promis
     },
   );
 
+  return renderPage(ctx, {
+    dirReal: dir.realPath,
+    rootIndex: dir.rootIndex,
+    relDir,
+    state,
+    query,
+    limit,
+    note,
+    budget,
+    result,
+  });
+}
+
+interface PageInput {
+  readonly dirReal: string;
+  readonly rootIndex: number;
+  readonly relDir: string;
+  readonly state: CursorState | undefined;
+  readonly query: SearchQuery;
+  readonly limit: number;
+  readonly note: string | undefined;
+  readonly budget: { readonly maxTokens: number; readonly lowered: boolean };
+  readonly result: ScanResult;
+}
+
+/** The page for a scan's result: items, pagination, the next cursor; the largest that fits. */
+async function renderPage(ctx: SourceContext, input: PageInput): Promise<string> {
+  const { caller, codec, estimator } = ctx;
+  const roots = caller.roots;
+  const { state, query, limit, note, budget, result, relDir } = input;
+  const dir = { realPath: input.dirReal, rootIndex: input.rootIndex };
   const items = await Promise.all(
     result.items.map(async (m) => ({ match: m, json: await itemJson(ctx, dir.realPath, m) })),
   );
