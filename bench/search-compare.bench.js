@@ -10,7 +10,7 @@
  * 1. first page with the exact total (`limit: 100`) vs `rg --count-matches PATTERN | awk` (the
  *    sum, what an exact total costs ripgrep);
  * 2. first page without a total (`count: "none"`) vs `rg PATTERN | head -100`;
- * 3. a continuation page (a cursor in the middle of the tree, repeated) at 50,000 files vs at
+ * 3. a continuation page (a cursor halfway through the matches, repeated) at 50,000 files vs at
  *    10,000 files: flat is O(page).
  *
  * pagewise runs behind the SDK's stdio client, one server per tree, warmed by one call (its
@@ -149,7 +149,11 @@ async function main() {
       const supportsCount = !(
         await server.call("search", { pattern: PATTERN, count: "none", limit: 1 })
       ).isError;
-      servers[`${b.name}-${treeName}`] = { server, supportsCount };
+      servers[`${b.name}-${treeName}`] = {
+        server,
+        supportsCount,
+        total: warm.json.pagination.total,
+      };
     }
   }
   const samples = {};
@@ -162,8 +166,8 @@ async function main() {
     const s = servers[key];
     // Old cursors do not know `count`; a plain exact walk reaches the middle too.
     cursors[key] = s.supportsCount
-      ? await middleCursor(s.server, 25)
-      : await exactMiddle(s.server, 25);
+      ? await middleCursor(s.server, Math.max(1, Math.floor(s.total / 200)))
+      : await exactMiddle(s.server, Math.max(1, Math.floor(s.total / 200)));
   }
   for (let rep = 0; rep < REPS; rep++) {
     log(`rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
