@@ -56,8 +56,12 @@ export interface MatchPosition {
 
 /** A short hash of (device, inode, size, mtime ns, ctime ns): a same-size rewrite changes ctime. */
 export function identityTag(st: BigIntStats): string {
+  return tagOfIdentity(identityKey(st));
+}
+
+function tagOfIdentity(key: string): string {
   return createHash("sha256")
-    .update(identityKey(st))
+    .update(key)
     .digest()
     .subarray(0, FILE_TAG_BYTES)
     .toString("base64url");
@@ -317,14 +321,21 @@ class Scanner {
     }
   }
 
+  private tag(): string {
+    if (this.fileTag === "") this.fileTag = tagOfIdentity(this.ident);
+    return this.fileTag;
+  }
+
   /** Scans one open file; its matches are dropped when it turns out binary or too long. */
   private scanFile(relPath: string, fd: number, st: BigIntStats, cmp: number): void {
     this.relPath = relPath;
+    // Perf: the identity is read before the content (so a later change shows); its hash is
+    // computed only for files that serve a match.
     this.ident = identityKey(st);
-    this.fileTag = identityTag(st);
+    this.fileTag = "";
     this.cmp = cmp;
     const w = this.job.window;
-    if (cmp === 0 && this.after?.fileTag !== undefined && this.fileTag !== this.after.fileTag) {
+    if (cmp === 0 && this.after?.fileTag !== undefined && this.tag() !== this.after.fileTag) {
       throw new PagewiseError(
         "CONTENT_CHANGED",
         `${relPath} changed since the previous page, which ended inside it. Search again without the cursor.`,
@@ -572,7 +583,7 @@ class Scanner {
       resumeByte: ring.length > 0 ? ring[0]!.byte : byteStart,
       resumeLine: ring.length > 0 ? ring[0]!.line : lineNumber,
       ident: this.ident,
-      fileTag: this.fileTag,
+      fileTag: this.tag(),
       fileOrdinal: this.fileOrdinal,
     };
     if (line.length > maxChars) {
