@@ -353,3 +353,22 @@ describe("a full scan split across threads", () => {
     );
   });
 });
+
+describe("hostile patterns", () => {
+  it("what RE2 can run is answered exactly on the request's own thread, whatever its backtracking cost", async () => {
+    const base = path.join(dir, "hostile");
+    mkdirSync(base);
+    const lines = [`${"a".repeat(5000)}b`, "a".repeat(3000), `x${"a".repeat(40)}!`];
+    writeFileSync(path.join(base, "evil.txt"), `${lines.join("\n")}\n`);
+    const cases: Array<[string, number]> = [
+      ["(a+)+$", 1],
+      ["(a|aa)+b", 1],
+      ["(a|a)*!", 1],
+      ["(.*a){30}!", 1],
+    ];
+    for (const [pattern, total] of cases) {
+      const page = await search({ pattern, path: "hostile" });
+      expect(page.pagination.total, pattern).toBe(total);
+    }
+  });
+});
