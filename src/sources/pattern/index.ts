@@ -11,6 +11,8 @@ export {
 } from "./guarded-worker.js";
 export { requiredLiteral } from "./literal.js";
 export {
+  type ByteMatcher,
+  byteMatcher,
   type CaseMode,
   type CompiledPattern,
   type CompileOptions,

@@ -134,11 +134,23 @@ export function lineMatcher(p: CompiledPattern): LineMatcher {
   return new RegExp(p.source, p.flags);
 }
 
-/**
- * A matcher over whole chunks for the line pre-scan: multi-line for the JavaScript engine. RE2
- * patterns used here have no anchors (`prefilter` is false otherwise), so the same program serves.
- */
+/** The JavaScript engine's pre-scan over a whole decoded chunk (multi-line). */
 export function chunkMatcher(p: CompiledPattern): LineMatcher {
-  if (p.engine === "re2") return lineMatcher(p);
   return new RegExp(p.source, `${p.flags}m`);
+}
+
+/** RE2 run over raw UTF-8 bytes: `lastIndex` and `index` are byte offsets. */
+export interface ByteMatcher {
+  lastIndex: number;
+  exec(bytes: Buffer): { readonly index: number } | null;
+}
+
+/**
+ * The RE2 program over a chunk's bytes, for the line pre-scan; only for RE2 patterns without
+ * anchors (`prefilter`), whose matches on a chunk start on a line that matches on its own.
+ */
+export function byteMatcher(p: CompiledPattern): ByteMatcher {
+  if (p.engine !== "re2" || !p.prefilter)
+    throw new Error("byteMatcher needs an RE2 prefilter pattern");
+  return lineMatcher(p) as unknown as ByteMatcher;
 }

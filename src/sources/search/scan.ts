@@ -22,6 +22,8 @@ import { type BigIntStats, closeSync, fstatSync, readSync } from "node:fs";
 import { identityKey, PagewiseError } from "../../core/index.js";
 import { compareCodePoints, compileGlob, type WalkEntry, walk } from "../listing/index.js";
 import {
+  type ByteMatcher,
+  byteMatcher,
   type CompiledPattern,
   chunkMatcher,
   type LineMatcher,
@@ -224,7 +226,7 @@ class Scanner {
   private readonly re: LineMatcher;
   /** Finds candidate lines in a chunk's bytes (context 0 only): a literal or the RE2 program. */
   private readonly literalBytes: Buffer | undefined;
-  private readonly bytePre: LineMatcher | undefined;
+  private readonly bytePre: ByteMatcher | undefined;
   /** The JavaScript engine's pre-scan over a chunk's decoded text. */
   private readonly textPre: LineMatcher | undefined;
   private readonly after: MatchPosition | undefined;
@@ -254,7 +256,7 @@ class Scanner {
       byteScan && p.literal.length >= 2 ? Buffer.from(p.literal, "utf8") : undefined;
     this.bytePre =
       byteScan && !this.literalBytes && p.engine === "re2" && p.prefilter
-        ? chunkMatcher(p)
+        ? byteMatcher(p)
         : undefined;
     this.textPre =
       byteScan && !this.literalBytes && p.engine === "js" && p.prefilter
@@ -434,7 +436,7 @@ class Scanner {
       if (this.literalBytes) idx = region.indexOf(this.literalBytes, b);
       else {
         this.bytePre!.lastIndex = b;
-        const m = this.bytePre!.exec(region as unknown as string);
+        const m = this.bytePre!.exec(region);
         idx = m === null ? -1 : m.index;
       }
       if (idx < 0) {
