@@ -146,11 +146,15 @@ export interface ByteMatcher {
 }
 
 /**
- * The RE2 program over a chunk's bytes, for the line pre-scan; only for RE2 patterns without
- * anchors (`prefilter`), whose matches on a chunk start on a line that matches on its own.
+ * The RE2 program over a chunk's bytes, for the line pre-scan. It finds a superset of where line
+ * matches start: multi-line, so `^` matches at each line start, and `$` also before a `\r\n`
+ * (a line's text excludes its terminator). Every match of a line alone is then a match on the
+ * chunk starting at the same place, so the first chunk match never starts after the first line
+ * that matches; lines before it cannot match. The translated source spells `$` only as the
+ * assertion (a literal `$` is `\x{24}`), so the rewrite is textual.
  */
 export function byteMatcher(p: CompiledPattern): ByteMatcher {
-  if (p.engine !== "re2" || !p.prefilter)
-    throw new Error("byteMatcher needs an RE2 prefilter pattern");
-  return lineMatcher(p) as unknown as ByteMatcher;
+  if (p.engine !== "re2") throw new Error("byteMatcher needs an RE2 pattern");
+  const source = `(?m)${p.re2Source!.replaceAll("$", () => "(?:\\x{D}?$)")}`;
+  return new (re2())(source, `gu${p.caseSensitive ? "" : "i"}`) as unknown as ByteMatcher;
 }

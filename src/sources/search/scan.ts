@@ -255,9 +255,7 @@ class Scanner {
     this.literalBytes =
       byteScan && p.literal.length >= 2 ? Buffer.from(p.literal, "utf8") : undefined;
     this.bytePre =
-      byteScan && !this.literalBytes && p.engine === "re2" && p.prefilter
-        ? byteMatcher(p)
-        : undefined;
+      byteScan && !this.literalBytes && p.engine === "re2" ? byteMatcher(p) : undefined;
     this.textPre =
       byteScan && !this.literalBytes && p.engine === "js" && p.prefilter
         ? chunkMatcher(p)

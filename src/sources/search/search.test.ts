@@ -372,3 +372,39 @@ describe("hostile patterns", () => {
     }
   });
 });
+
+describe("anchored patterns over the byte pre-scan", () => {
+  it("^ and $ match at every line's start and end, LF and CRLF alike, as matching each line alone", async () => {
+    const base = path.join(dir, "anchors");
+    mkdirSync(base);
+    const lines = [
+      "needle",
+      "a needle",
+      "needle b",
+      " needle ",
+      "needle\tneedle",
+      "x",
+      "needle$",
+      "",
+    ];
+    writeFileSync(path.join(base, "lf.txt"), `${lines.join("\n")}\n`);
+    writeFileSync(path.join(base, "crlf.txt"), `${lines.join("\r\n")}\r\n`);
+    writeFileSync(path.join(base, "mixed.txt"), `needle\r\n\rneedle\r\r\nneedle`);
+    for (const pattern of [
+      "^needle",
+      "needle$",
+      "^needle$",
+      "^\\s*needle\\s*$",
+      "e$|^x",
+      "\\$$",
+      "^$",
+    ]) {
+      const re = new RegExp(pattern, "gu");
+      const expected = [lines, lines, ["needle", "\rneedle\r", "needle"]]
+        .flat()
+        .reduce((n, l) => n + [...l.matchAll(re)].length, 0);
+      const page = await search({ pattern, path: "anchors", limit: 1000 });
+      expect(page.pagination.total, pattern).toBe(expected);
+    }
+  });
+});
