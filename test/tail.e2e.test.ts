@@ -28,7 +28,7 @@ describe("tail over stdio", () => {
   beforeAll(async () => {
     ({ dir, cleanup } = tempDir());
     writeFileSync(path.join(dir, "app.log"), `${lines.join("\n")}\n`);
-    server = await startServer(["--root", dir]);
+    server = await startServer(["--root", dir, "--search-stall-ms", "1500"]);
     const estimator = await createEstimator("default");
     count = (t) => estimator.count(t);
   });
@@ -215,7 +215,7 @@ describe("tail over stdio", () => {
   it("grep over stdio keeps the budget and the cursor keeps the filter", async () => {
     const page = await server.call("tail", {
       path: "app.log",
-      grep: "/ERROR worker-3 /",
+      grep: "ERROR worker-3 ",
       max_tokens: 800,
     });
     expect(page.isError).toBe(false);
@@ -227,6 +227,29 @@ describe("tail over stdio", () => {
     const more = next.json.items.map((i: { text: string }) => i.text);
     expect(more).toEqual(want.slice(-texts.length - more.length, -texts.length));
   });
+
+  it("hostile grep patterns never stall the server: RE2 answers, a V8-only one is stopped", async () => {
+    writeFileSync(path.join(dir, "x.log"), `start\n${"a".repeat(40)}b\n`);
+    const linear = await server.call("tail", { path: "x.log", grep: "/(a+)+$/" });
+    expect(linear.isError, linear.text).toBe(false);
+    const rescued = await server.call("tail", { path: "x.log", grep: "(a+)+b$" });
+    expect(rescued.json.items.map((i: { text: string }) => i.text)).toEqual([`${"a".repeat(40)}b`]);
+    // Lookahead only V8 can run: in a guarded worker; other calls are answered meanwhile.
+    const order: string[] = [];
+    const hostile = server.call("tail", { path: "x.log", grep: "(?=a)(a+)+$" }).then((r) => {
+      order.push("hostile");
+      return r;
+    });
+    const other = server.call("tail", { path: "app.log", limit: 1 }).then((r) => {
+      order.push("other");
+      return r;
+    });
+    const [h, o] = await Promise.all([hostile, other]);
+    expect(o.isError).toBe(false);
+    expect(h.json.error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
+    expect(h.json.error.limit.name).toBe("search_stall_ms");
+    expect(order).toEqual(["other", "hostile"]);
+  }, 60_000);
 
   it("refuses what is not a readable file inside the roots; lowers and reports limit", async () => {
     execFileSync("mkfifo", [path.join(dir, "pipe")]);

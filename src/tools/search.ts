@@ -47,6 +47,12 @@ export const searchInput = z
       MAX_COUNT_ARG,
       "Longer match lines are clamped around the match (truncated: true, with a line_cursor for read). Default 400.",
     ).optional(),
+    count: z
+      .enum(["exact", "at_least", "none"])
+      .describe(
+        'How to count matches: "exact" (default) reads every file for the exact total; "at_least" returns the page as soon as its matches are found, with total a lower bound (total_is_lower_bound: true); "none" leaves total out.',
+      )
+      .optional(),
     limit: wholeNumber(
       1,
       MAX_COUNT_ARG,
@@ -66,7 +72,7 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
   name: "search",
   title: "Search file contents in pages",
   description:
-    "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
+    "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts; count: at_least or none answers sooner with a lower bound or no total); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: searchInput,
   async run(args, ctx: ToolContext) {
     const budget = applyBudget(args.max_tokens, ctx.settings);
@@ -80,11 +86,14 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
       respectGitignore: args.respect_gitignore,
       context: args.context,
       maxCharsPerMatch: args.max_chars_per_match,
+      count: args.count,
       limit: args.limit,
       offset: args.offset,
       cursor: args.cursor,
       maxTokens: budget.maxTokens,
       maxTokensLowered: budget.lowered,
+      maxTokensGiven: args.max_tokens !== undefined,
+      maxTokensCap: ctx.settings.maxTokensCap,
       maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
       ...(ctx.settings.searchStallMs !== undefined ? { stallMs: ctx.settings.searchStallMs } : {}),
       ...(ctx.progress ? { onProgress: (n: number) => ctx.progress?.(n) } : {}),

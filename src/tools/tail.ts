@@ -44,8 +44,12 @@ export const tailInput = z
     grep: z
       .string()
       .describe(
-        'Keep only records containing this text (case-sensitive), or matching a JavaScript regex written "/pattern/flags". A cursor keeps its filter.',
+        "Keep only records matching this JavaScript regular expression (smart case: case-insensitive unless it has an upper-case letter). A cursor keeps its filter.",
       )
+      .optional(),
+    grep_literal: z
+      .boolean()
+      .describe("Match grep as plain text instead of a regular expression (default false).")
       .optional(),
   })
   .strict();
@@ -71,6 +75,10 @@ export const tailTool: ToolDefinition<typeof tailInput> = {
           : {}),
         ...(args.from_start !== undefined ? { fromStart: args.from_start } : {}),
         ...(args.grep !== undefined ? { grep: args.grep } : {}),
+        ...(args.grep_literal !== undefined ? { grepLiteral: args.grep_literal } : {}),
+        ...(ctx.settings.searchStallMs !== undefined
+          ? { stallMs: ctx.settings.searchStallMs }
+          : {}),
       },
       cursor,
       {

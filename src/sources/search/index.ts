@@ -4,7 +4,7 @@
  * (a catastrophic regex is stopped, not waited for), and the `search` source with offset and
  * cursor paging.
  */
-export { type CaseMode, type CompiledPattern, compilePattern } from "./pattern.js";
+export { type CaseMode, type CompiledPattern, compilePattern } from "../pattern/index.js";
 export { DEFAULT_SEARCH_STALL_MS, type RunOptions, runScanJob } from "./pool.js";
 export {
   BINARY_SNIFF_BYTES,

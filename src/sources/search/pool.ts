@@ -1,34 +1,29 @@
 /**
  * @module
- * Runs search scans in worker threads. A JavaScript regex cannot be interrupted, so a pattern that
- * backtracks catastrophically would freeze the thread running it; in a worker, the server stays
- * responsive and stops the scan when it reports no progress for `stallMs`
- * (RESOURCE_LIMIT_EXCEEDED), or at once when the request is cancelled. Idle workers are kept (at
- * most two) so that a page does not pay the thread start-up each time.
+ * Runs search scans in worker threads under the stall guard (see pattern/guarded-worker.ts): a
+ * pattern only V8 can run that backtracks catastrophically is stopped, not waited for.
  *
- * Where the compiled worker is missing (tests run on the TypeScript sources), the scan runs
- * in-process instead, without the stall guard.
+ * A full scan (an exact total) uses every core: it is split into shards that walk the same tree
+ * and each read every n-th candidate file; each shard keeps its own first `offset + limit`
+ * matches, which holds every match of the page whatever the other shards found, and the merge
+ * orders them by file ordinal (see mergeShards). Pages that stop early run in one worker.
+ *
+ * Where the compiled worker is missing (tests run on the TypeScript sources), scans run
+ * in-process instead (shards one after the other), without the stall guard.
  */
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
-import { type ErrorCode, PagewiseError } from "../../core/index.js";
-import { runScan, type ScanJob, type ScanResult } from "./scan.js";
+import os from "node:os";
+import { DEFAULT_STALL_MS, GuardedWorkers } from "../pattern/index.js";
+import { type RawMatch, runScan, type ScanJob, type ScanResult, type ScanSkipped } from "./scan.js";
 
 /** Milliseconds a search may go without progress before it is stopped (`--search-stall-ms`). */
-export const DEFAULT_SEARCH_STALL_MS = 5000;
-const MAX_IDLE_WORKERS = 2;
+export const DEFAULT_SEARCH_STALL_MS = DEFAULT_STALL_MS;
+/** Most threads one scan uses. */
+export const MAX_SCAN_SHARDS = 4;
+/** A window reaching further than this many matches is scanned in one thread (shards keep it whole). */
+export const MAX_SHARDED_WINDOW = 5000;
+const SHARDS = Math.max(1, Math.min(os.availableParallelism(), MAX_SCAN_SHARDS));
 
-const WORKER_URL = new URL("./worker.js", import.meta.url);
-const idle: Worker[] = [];
-
-function workerAvailable(): boolean {
-  try {
-    return WORKER_URL.protocol === "file:" && existsSync(fileURLToPath(WORKER_URL));
-  } catch {
-    return false;
-  }
-}
+const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_SCAN_SHARDS);
 
 export interface RunOptions {
   readonly signal?: AbortSignal;
@@ -36,82 +31,134 @@ export interface RunOptions {
   readonly onProgress?: (filesRead: number, bytesRead: number) => void;
   /** Force in-process scanning (tests). */
   readonly inProcess?: boolean;
+  /** Shards of a full scan (default: the cores, at most MAX_SCAN_SHARDS). */
+  readonly shards?: number;
 }
 
 export async function runScanJob(job: ScanJob, options: RunOptions = {}): Promise<ScanResult> {
-  if (options.inProcess || !workerAvailable()) {
+  const w = job.window;
+  const shards = options.shards ?? SHARDS;
+  if (
+    shards > 1 &&
+    w.kind === "offset" &&
+    !job.stopEarly &&
+    w.offset + w.limit <= MAX_SHARDED_WINDOW
+  ) {
+    return runSharded(job, shards, w.offset, w.limit, options);
+  }
+  return runOne(job, options);
+}
+
+function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
+  if (options.inProcess || !workers.available()) {
     return runScan(job, {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { tick: options.onProgress } : {}),
     });
   }
-  options.signal?.throwIfAborted();
-  const worker = idle.pop() ?? new Worker(WORKER_URL);
-  worker.ref();
-  const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
-  return new Promise<ScanResult>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const cleanup = () => {
-      if (timer) clearTimeout(timer);
-      worker.off("message", onMessage);
-      worker.off("error", onError);
-      worker.off("exit", onExit);
-      options.signal?.removeEventListener("abort", onAbort);
-    };
-    const kill = (error: PagewiseError) => {
-      cleanup();
-      void worker.terminate();
-      reject(error);
-    };
-    const arm = () => {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(
-        () =>
-          kill(
-            new PagewiseError(
-              "RESOURCE_LIMIT_EXCEEDED",
-              `The search made no progress for ${stallMs} ms and was stopped: the pattern is too expensive on some line (catastrophic backtracking). Simplify the pattern, pass literal: true, or narrow the search with glob or path.`,
-              { limit: { name: "search_stall_ms", limit: stallMs, value: stallMs } },
-            ),
-          ),
-        stallMs,
-      );
-    };
-    const onMessage = (msg: {
-      type: string;
-      files?: number;
-      bytes?: number;
-      result?: ScanResult;
-      error?: { code: ErrorCode; message: string; details?: Record<string, unknown> };
-    }) => {
-      if (msg.type === "progress") {
-        arm();
-        options.onProgress?.(msg.files ?? 0, msg.bytes ?? 0);
-        return;
-      }
-      cleanup();
-      worker.unref();
-      if (idle.length < MAX_IDLE_WORKERS) idle.push(worker);
-      else void worker.terminate();
-      if (msg.type === "done") resolve(msg.result!);
-      else reject(new PagewiseError(msg.error!.code, msg.error!.message, msg.error!.details ?? {}));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      void worker.terminate();
-      reject(new PagewiseError("INTERNAL_ERROR", `Internal error in search: ${err.message}`));
-    };
-    const onExit = () => {
-      cleanup();
-      reject(new PagewiseError("INTERNAL_ERROR", "The search worker stopped unexpectedly."));
-    };
-    const onAbort = () =>
-      kill(new PagewiseError("CANCELLED", "The request was cancelled before it finished."));
-    worker.on("message", onMessage);
-    worker.on("error", onError);
-    worker.on("exit", onExit);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    arm();
-    worker.postMessage(job);
+  const { onProgress } = options;
+  return workers.run<ScanResult>(job, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    stallMs: options.stallMs ?? DEFAULT_SEARCH_STALL_MS,
+    ...(onProgress
+      ? { onProgress: (msg) => onProgress(Number(msg.files ?? 0), Number(msg.bytes ?? 0)) }
+      : {}),
   });
+}
+
+async function runSharded(
+  job: ScanJob,
+  count: number,
+  offset: number,
+  limit: number,
+  options: RunOptions,
+): Promise<ScanResult> {
+  // One failure (a stall, a cancel) stops the other shards too.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const progress = new Array<[number, number]>(count).fill([0, 0]);
+  const report = (i: number) => (files: number, bytes: number) => {
+    progress[i] = [files, bytes];
+    let f = 0;
+    let b = 0;
+    for (const [pf, pb] of progress) {
+      f += pf;
+      b += pb;
+    }
+    options.onProgress?.(f, b);
+  };
+  try {
+    const jobs = Array.from({ length: count }, (_, index) =>
+      runOne(
+        {
+          ...job,
+          window: { kind: "offset", offset: 0, limit: offset + limit },
+          shard: { index, count },
+        },
+        { ...options, signal: stop.signal, onProgress: report(index) },
+      ),
+    );
+    const results = await Promise.all(
+      jobs.map((p) =>
+        p.catch((err) => {
+          stop.abort();
+          throw err;
+        }),
+      ),
+    );
+    return mergeShards(results, offset, limit);
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * Merges shard results into the result one scan would give. Each shard holds its own first
+ * `offset + limit` matches; every match among the first `offset + limit` overall is then held (the
+ * matches before it in its shard are fewer), so sorting by file ordinal (a file belongs to one
+ * shard, whose matches are in file order) and slicing gives the window exactly.
+ */
+export function mergeShards(
+  results: readonly ScanResult[],
+  offset: number,
+  limit: number,
+): ScanResult {
+  const all: RawMatch[] = [];
+  let counted = 0;
+  let filesRead = 0;
+  let bytesRead = 0;
+  let dirsOpened = 0;
+  let skipped: ScanSkipped | undefined = {
+    binary: 0,
+    long_lines: 0,
+    unreadable_files: 0,
+    unreadable_directories: 0,
+  };
+  for (const r of results) {
+    for (const m of r.items) all.push(m);
+    counted += r.counted;
+    filesRead += r.filesRead;
+    bytesRead += r.bytesRead;
+    dirsOpened += r.dirsOpened;
+    if (r.skipped && skipped) {
+      skipped.binary += r.skipped.binary;
+      skipped.long_lines += r.skipped.long_lines;
+      skipped.unreadable_files += r.skipped.unreadable_files;
+      // Every shard walks every directory: an unreadable one is seen by each.
+      skipped.unreadable_directories = r.skipped.unreadable_directories;
+    } else skipped = undefined;
+  }
+  all.sort((a, b) => a.fileOrdinal - b.fileOrdinal);
+  const items = all.slice(offset, offset + limit);
+  return {
+    counted,
+    offset,
+    items,
+    more: counted > offset + items.length,
+    ...(skipped ? { skipped } : {}),
+    filesRead,
+    bytesRead,
+    dirsOpened,
+  };
 }

@@ -1,30 +1,36 @@
 /**
  * @module
  * The search scan: walks a directory (same order and filters as `list`), reads each candidate file
- * in fixed-size chunks, skips binary files, and matches line by line. Protocol-free and
- * synchronous per file so that it runs unchanged in a worker thread (see pool.ts), where a
- * pathological regex can be stopped by terminating the thread.
+ * in chunks, skips binary files, and matches line by line. Protocol-free and synchronous per file
+ * so that it runs unchanged in a worker thread (see pool.ts), where a pattern only V8 can run is
+ * stopped by terminating the thread.
  *
  * What a scan returns is bounded: the requested window of matches (at most `limit`, each line
- * clamped to `maxChars` around its match), the exact total, and a stamp of the candidate files'
- * identities. Memory: one chunk plus the longest line (≤ MAX_SEARCH_LINE_BYTES) at a time.
+ * clamped to `maxChars` around its match) and a count. A full scan (`stopEarly` false, `offset`
+ * window) counts every match: the exact total. A scan that stops early returns as soon as its page
+ * is collected and one more match is seen (so `more` is known); its count is then a lower bound.
+ * A continuation (`after` window) walks only from the cursor's file on (resume-walk.ts).
+ *
+ * Per file: open (through a confined directory descriptor, confine.ts), fstat, one read when the
+ * file fits a chunk, close. Lines are found by byte search: a required literal (`Buffer.indexOf`)
+ * or the RE2 program run over the chunk's bytes finds candidate lines, and only those are decoded
+ * and matched. Memory: one chunk plus the longest line (≤ MAX_SEARCH_LINE_BYTES) at a time.
  */
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
-import {
-  type BigIntStats,
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readlinkSync,
-  readSync,
-} from "node:fs";
+import { type BigIntStats, closeSync, fstatSync, readSync } from "node:fs";
 import { identityKey, PagewiseError } from "../../core/index.js";
-import { compileGlob } from "../listing/glob.js";
-import { compareCodePoints } from "../listing/order.js";
-import { walk } from "../listing/walk.js";
+import { compareCodePoints, compileGlob, type WalkEntry, walk } from "../listing/index.js";
+import {
+  type ByteMatcher,
+  byteMatcher,
+  type CompiledPattern,
+  chunkMatcher,
+  type LineMatcher,
+  lineMatcher,
+} from "../pattern/index.js";
+import { ConfinedOpener } from "./confine.js";
+import { walkFrom } from "./resume-walk.js";
 
 /** Bytes read per system call. */
 export const SEARCH_CHUNK_BYTES = 1 << 20;
@@ -32,16 +38,35 @@ export const SEARCH_CHUNK_BYTES = 1 << 20;
 export const MAX_SEARCH_LINE_BYTES = 64 << 20;
 /** NUL in this many leading bytes marks a file binary (like git and ripgrep). */
 export const BINARY_SNIFF_BYTES = 8192;
+/** Bytes of a file's identity hash kept in a search cursor. */
+export const FILE_TAG_BYTES = 6;
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** A match position: matches are ordered by (path, lineStart, ordinal within the line). */
 export interface MatchPosition {
   readonly path: string;
   readonly lineStart: number;
   readonly ordinal: number;
+  /**
+   * identityTag of the file when the match was served: a continuation that would read that file
+   * again after it changed is CONTENT_CHANGED (its earlier lines came from the old version).
+   */
+  readonly fileTag?: string;
+}
+
+/** A short hash of (device, inode, size, mtime ns, ctime ns): a same-size rewrite changes ctime. */
+export function identityTag(st: BigIntStats): string {
+  return tagOfIdentity(identityKey(st));
+}
+
+function tagOfIdentity(key: string): string {
+  return createHash("sha256")
+    .update(key)
+    .digest()
+    .subarray(0, FILE_TAG_BYTES)
+    .toString("base64url");
 }
 
 export type ScanWindow =
@@ -50,8 +75,6 @@ export type ScanWindow =
       readonly kind: "after";
       readonly after: MatchPosition;
       readonly limit: number;
-      /** From the previous page: valid while the candidate files' stamp is unchanged. */
-      readonly expect?: { readonly stamp: string; readonly total: number; readonly offset: number };
       /** Where to start reading the cursor's file: a line start at or before `after.lineStart`. */
       readonly resume?: { readonly byte: number; readonly line: number };
     };
@@ -63,16 +86,22 @@ export interface ScanJob {
   readonly respectGitignore: boolean;
   readonly glob?: string;
   readonly maxWalkEntries: number;
-  readonly source: string;
-  readonly flags: string;
-  readonly prefilter: boolean;
+  /** Compiled in the calling thread; a plain object, so it crosses to the worker as is. */
+  readonly pattern: CompiledPattern;
   readonly context: number;
   readonly maxChars: number;
   readonly window: ScanWindow;
+  /** Stop once the page is collected and one more match is seen (no exact total). */
+  readonly stopEarly: boolean;
+  /**
+   * Scan only the candidate files whose walk ordinal is `index` modulo `count` (the other shards
+   * scan the rest, in other threads); matches carry their file's ordinal for the merge.
+   */
+  readonly shard?: { readonly index: number; readonly count: number };
   /**
    * A page never holds items whose text adds up to more than this many characters (the budget
-   * times the estimator's units-per-token bound); a resumed scan stops collecting there instead
-   * of at `limit`, so a small budget with a large limit does not read the rest of the tree.
+   * times the estimator's units-per-token bound); a scan that stops early stops collecting there
+   * instead of at `limit`, so a small budget with a large limit does not read the rest of the tree.
    */
   readonly maxPageChars?: number;
 }
@@ -97,6 +126,10 @@ export interface RawMatch {
   resumeLine: number;
   /** File identity when the match was read (for the line cursor's version). */
   ident: string;
+  /** identityTag of the file (for the search cursor). */
+  fileTag: string;
+  /** The file's position among the walk's candidate files (orders the shards' matches). */
+  fileOrdinal: number;
 }
 
 export interface ScanSkipped {
@@ -107,15 +140,22 @@ export interface ScanSkipped {
 }
 
 export interface ScanResult {
-  total: number;
-  /** Index of `items[0]` among all matches. */
+  /**
+   * Matches counted from the window's start: for an `offset` window, every match before and in
+   * the scan (exact unless `stopEarly`); for an `after` window, the matches after the cursor seen.
+   */
+  counted: number;
+  /** Index of `items[0]` among all matches (offset windows; `after` windows: 0, the caller knows). */
   offset: number;
   items: RawMatch[];
-  stamp: string;
+  /** A match exists after the items (as far as this scan read). */
+  more: boolean;
   /** Present when every candidate file was read in this scan. */
   skipped?: ScanSkipped;
   filesRead: number;
   bytesRead: number;
+  /** Directory descriptors opened for confinement (counted, for tests). */
+  dirsOpened: number;
 }
 
 export interface ScanHooks {
@@ -124,354 +164,456 @@ export interface ScanHooks {
   signal?: AbortSignal;
 }
 
-interface Pending {
-  readonly match: RawMatch;
-}
+/** Thrown inside the walk's visitor to end the walk once the page is complete. */
+class StopWalk extends Error {}
 
-/** Runs one scan. Resumed scans fall back to a full scan when the stamp shows the tree changed. */
+/** Runs one scan. */
 export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<ScanResult> {
-  const w = job.window;
-  if (w.kind === "after" && w.expect) {
-    const quick = await scanOnce(job, hooks, true);
-    if (quick.stamp === w.expect.stamp) {
-      return { ...quick, total: w.expect.total, offset: w.expect.offset };
-    }
+  const scanner = new Scanner(job, hooks);
+  const opener = new ConfinedOpener(job.dir);
+  const glob = compileGlob(job.glob);
+  let ordinal = 0;
+  const visit = (entry: WalkEntry) => {
+    if (entry.type !== "file" || (glob && !glob(entry.path))) return;
+    const fileOrdinal = ordinal++;
+    if (job.shard && fileOrdinal % job.shard.count !== job.shard.index) return;
+    scanner.visitFile(entry, opener, fileOrdinal);
+    if (scanner.done()) throw new StopWalk();
+  };
+  const walkOptions = {
+    includeHidden: job.includeHidden,
+    respectGitignore: job.respectGitignore,
+    maxEntries: job.maxWalkEntries,
+    ancestors: job.ancestors,
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+    onProgress: () => hooks.tick?.(scanner.filesRead, scanner.bytesRead),
+  };
+  let complete = true;
+  try {
+    const w = job.window;
+    const stats =
+      w.kind === "after"
+        ? await walkFrom(job.dir, w.after.path, walkOptions, visit)
+        : await walk(job.dir, { ...walkOptions, recursive: true }, visit);
+    scanner.skipped.unreadable_directories = stats.unreadable;
+  } catch (err) {
+    if (!(err instanceof StopWalk)) throw err;
+    complete = false;
+  } finally {
+    opener.close();
   }
-  return scanOnce(job, hooks, false);
+  return scanner.result(complete && job.window.kind === "offset", opener.dirsOpened);
 }
 
-async function scanOnce(job: ScanJob, hooks: ScanHooks, resume: boolean): Promise<ScanResult> {
-  const re = new RegExp(job.source, job.flags);
-  const pre = job.prefilter && job.context === 0 ? new RegExp(job.source, `${job.flags}m`) : null;
-  const glob = compileGlob(job.glob);
-  const window = job.window;
-  const after = window.kind === "after" ? window.after : undefined;
-  const limit = window.limit;
-  const context = job.context;
-  const maxChars = job.maxChars;
-  const stamp = createHash("sha256");
-  const skipped: ScanSkipped = {
+/** One scan's state: the window, the items collected, counts; one file at a time. */
+class Scanner {
+  readonly skipped: ScanSkipped = {
     binary: 0,
     long_lines: 0,
     unreadable_files: 0,
     unreadable_directories: 0,
   };
-  const items: RawMatch[] = [];
-  let total = 0;
-  let before = 0;
-  let filesRead = 0;
-  let bytesRead = 0;
-  let buf = Buffer.allocUnsafe(SEARCH_CHUNK_BYTES * 2);
-
-  const maxPageChars = job.maxPageChars ?? Number.POSITIVE_INFINITY;
+  filesRead = 0;
+  bytesRead = 0;
+  private readonly items: RawMatch[] = [];
+  /** Matches counted in whole files (offset window: from the start; after window: after the cursor). */
+  private total = 0;
+  /** Matches counted so far in the current file. */
+  private fileCount = 0;
   /** Characters of the collected items' paths, texts and leading context: a lower bound of their page. */
-  let itemChars = 0;
-  /** Resumed scans stop reading once the page is full (the rest only needs stat for the stamp). */
-  const full = (): boolean => resume && (items.length >= limit || itemChars >= maxPageChars);
+  private itemChars = 0;
+  private buf = Buffer.allocUnsafe(SEARCH_CHUNK_BYTES * 2);
+  private readonly re: LineMatcher;
+  /** Finds candidate lines in a chunk's bytes (context 0 only): a literal or the RE2 program. */
+  private readonly literalBytes: Buffer | undefined;
+  private readonly bytePre: ByteMatcher | undefined;
+  /** The JavaScript engine's pre-scan over a chunk's decoded text. */
+  private readonly textPre: LineMatcher | undefined;
+  private readonly after: MatchPosition | undefined;
+  private readonly offsetStart: number;
+  private readonly limit: number;
+  private readonly maxPageChars: number;
 
-  const offsetStart = window.kind === "offset" ? window.offset : 0;
-  /** Scans one open file; false when it turned out binary or too long (its matches are dropped). */
-  const scanFile = (relPath: string, fd: number, st: BigIntStats): boolean => {
-    const ident = identityKey(st);
-    const cmp = after ? compareCodePoints(relPath, after.path) : 1;
-    let fileCount = 0;
-    const itemsAtStart = items.length;
-    let pending: Pending[] = [];
-    const ring: { text: string; clamped: boolean; byte: number; line: number }[] = [];
-    let position = 0;
-    let lineNo = 1;
-    if (resume && cmp === 0 && window.kind === "after" && window.resume) {
-      position = window.resume.byte;
-      lineNo = window.resume.line;
+  // The current file.
+  private relPath = "";
+  private fileOrdinal = 0;
+  private ident = "";
+  private fileTag = "";
+  /** Comparison of the current file's path with the cursor's (1 without a cursor). */
+  private cmp = 1;
+  private lineNo = 1;
+  private pending: RawMatch[] = [];
+  private ring: { text: string; clamped: boolean; byte: number; line: number }[] = [];
+
+  constructor(
+    private readonly job: ScanJob,
+    private readonly hooks: ScanHooks,
+  ) {
+    const p = job.pattern;
+    this.re = lineMatcher(p);
+    const byteScan = job.context === 0;
+    this.literalBytes =
+      byteScan && p.literal.length >= 2 ? Buffer.from(p.literal, "utf8") : undefined;
+    this.bytePre =
+      byteScan && !this.literalBytes && p.engine === "re2" ? byteMatcher(p) : undefined;
+    this.textPre =
+      byteScan && !this.literalBytes && p.engine === "js" && p.prefilter
+        ? chunkMatcher(p)
+        : undefined;
+    const w = job.window;
+    this.after = w.kind === "after" ? w.after : undefined;
+    this.offsetStart = w.kind === "offset" ? w.offset : 0;
+    this.limit = w.limit;
+    this.maxPageChars = job.maxPageChars ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Matches counted from the window's start, the current file's included. */
+  private seen(): number {
+    const n = this.total + this.fileCount;
+    return this.after ? n : Math.max(0, n - this.offsetStart);
+  }
+
+  private pageFull(): boolean {
+    return this.items.length >= this.limit || this.itemChars >= this.maxPageChars;
+  }
+
+  /** The page is collected and a match after it was seen: a scan that stops early ends here. */
+  done(): boolean {
+    return this.job.stopEarly && this.pageFull() && this.seen() > this.items.length;
+  }
+
+  result(complete: boolean, dirsOpened: number): ScanResult {
+    return {
+      counted: this.total,
+      offset: this.after ? 0 : this.offsetStart,
+      items: this.items,
+      more: this.seen() > this.items.length,
+      ...(complete ? { skipped: this.skipped } : {}),
+      filesRead: this.filesRead,
+      bytesRead: this.bytesRead,
+      dirsOpened,
+    };
+  }
+
+  visitFile(entry: WalkEntry, opener: ConfinedOpener, fileOrdinal: number): void {
+    this.fileOrdinal = fileOrdinal;
+    const cmp = this.after ? compareCodePoints(entry.path, this.after.path) : 1;
+    if (cmp < 0) return;
+    let fd: number;
+    try {
+      fd = opener.open(entry.absolute);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") this.skipped.unreadable_files++;
+      return;
     }
+    if (fd < 0) return; // not inside the searched directory (swapped meanwhile)
+    try {
+      const st = fstatSync(fd, { bigint: true });
+      if (!st.isFile()) return;
+      this.filesRead++;
+      this.scanFile(entry.path, fd, st, cmp);
+      this.hooks.tick?.(this.filesRead, this.bytesRead);
+    } catch (err) {
+      if (err instanceof PagewiseError || (err as Error).name === "AbortError") throw err;
+      this.skipped.unreadable_files++;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private tag(): string {
+    if (this.fileTag === "") this.fileTag = tagOfIdentity(this.ident);
+    return this.fileTag;
+  }
+
+  /** Scans one open file; its matches are dropped when it turns out binary or too long. */
+  private scanFile(relPath: string, fd: number, st: BigIntStats, cmp: number): void {
+    this.relPath = relPath;
+    // Perf: the identity is read before the content (so a later change shows); its hash is
+    // computed only for files that serve a match.
+    this.ident = identityKey(st);
+    this.fileTag = "";
+    this.cmp = cmp;
+    const w = this.job.window;
+    if (cmp === 0 && this.after?.fileTag !== undefined && this.tag() !== this.after.fileTag) {
+      throw new PagewiseError(
+        "CONTENT_CHANGED",
+        `${relPath} changed since the previous page, which ended inside it. Search again without the cursor.`,
+        { hint: "Call again with the same arguments but no cursor." },
+      );
+    }
+    let position = 0;
+    this.lineNo = 1;
+    if (cmp === 0 && w.kind === "after" && w.resume) {
+      position = w.resume.byte;
+      this.lineNo = w.resume.line;
+    }
+    this.fileCount = 0;
+    this.pending = [];
+    this.ring = [];
+    const itemsAtStart = this.items.length;
+    const charsAtStart = this.itemChars;
+    const status = this.readFile(fd, Number(st.size), position);
+    if (status !== "ok") {
+      if (status === "binary") this.skipped.binary++;
+      else this.skipped.long_lines++;
+      this.items.length = itemsAtStart;
+      this.itemChars = charsAtStart;
+      this.fileCount = 0;
+      return;
+    }
+    this.total += this.fileCount;
+    this.fileCount = 0;
+  }
+
+  /**
+   * Reads the file from `position` in chunks and hands whole lines on. Perf: a file that fits a
+   * chunk is read with one call (a short read of a regular file is its end).
+   */
+  private readFile(fd: number, size: number, position: number): "ok" | "binary" | "long" {
     let len = 0;
     let first = true;
-    let eof = false;
-    let status: "ok" | "binary" | "long" = "ok";
-
-    const clampContext = (line: string): string => {
-      if (line.length <= maxChars) return line;
-      return line.slice(0, codeUnitFloor(line, maxChars));
-    };
-
-    const processLine = (line: string, byteStart: number, byteEnd: number, lineNumber: number) => {
-      re.lastIndex = 0;
-      let ordinal = 0;
-      let cpIndex = 0;
-      let cpCount = 0;
-      let m: RegExpExecArray | null;
-      // biome-ignore lint/suspicious/noAssignInExpressions: the usual exec loop
-      while ((m = re.exec(line)) !== null) {
-        const idx = m.index;
-        const mlen = m[0].length;
-        if (mlen === 0) re.lastIndex = idx + (isPairAt(line, idx) ? 2 : 1);
-        const ord = ordinal++;
-        const index = total + fileCount++;
-        let take: boolean;
-        if (after) {
-          const isAfter =
-            cmp > 0 ||
-            (cmp === 0 &&
-              (byteStart > after.lineStart ||
-                (byteStart === after.lineStart && ord > after.ordinal)));
-          if (!isAfter) {
-            before++;
-            take = false;
-          } else take = items.length < limit && itemChars < maxPageChars;
-        } else take = index >= offsetStart && index < offsetStart + limit;
-        if (take) {
-          cpCount += codePoints(line, cpIndex, idx);
-          cpIndex = idx;
-          const match: RawMatch = {
-            path: relPath,
-            line: lineNumber,
-            column: cpCount + 1,
-            text: line,
-            truncated: false,
-            lineStart: byteStart,
-            lineEnd: byteEnd,
-            ordinal: ord,
-            resumeByte: ring.length > 0 ? ring[0]!.byte : byteStart,
-            resumeLine: ring.length > 0 ? ring[0]!.line : lineNumber,
-            ident,
-          };
-          if (line.length > maxChars) {
-            let start: number;
-            if (mlen >= maxChars) start = idx;
-            else
-              start = Math.max(0, Math.min(idx - ((maxChars - mlen) >> 1), line.length - maxChars));
-            if (start > 0 && isLowAt(line, start) && isHighAt(line, start - 1)) start--;
-            const end = start + codeUnitFloor(line.slice(start, start + maxChars + 1), maxChars);
-            match.text = line.slice(start, end);
-            match.truncated = true;
-            match.textColumn = codePoints(line, 0, start) + 1;
-          }
-          if (context > 0) {
-            match.before = ring.map((r) => r.text);
-            match.after = [];
-            if (ring.some((r) => r.clamped)) match.contextTruncated = true;
-            pending.push({ match });
-          }
-          items.push(match);
-          itemChars += match.path.length + match.text.length;
-          for (const b of match.before ?? []) itemChars += b.length;
-        }
-        if (full() || re.lastIndex > line.length) break;
+    for (;;) {
+      this.hooks.signal?.throwIfAborted();
+      if (len === this.buf.length) {
+        if (this.buf.length >= MAX_SEARCH_LINE_BYTES + SEARCH_CHUNK_BYTES) return "long";
+        const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+        this.buf.copy(bigger, 0, 0, len);
+        this.buf = bigger;
       }
-    };
-
-    const feedPending = (line: string) => {
-      const clamped = clampContext(line);
-      for (const p of pending) {
-        p.match.after!.push(clamped);
-        if (clamped.length < line.length) p.match.contextTruncated = true;
-      }
-      pending = pending.filter((p) => p.match.after!.length < context);
-    };
-
-    /** Processes `buf[0..end)`, whole lines (the last one unterminated only at EOF). */
-    const processRegion = (end: number, base: number): boolean => {
-      if (!isUtf8(buf.subarray(0, end))) return false;
-      const text = buf.toString("utf8", 0, end);
-      const region = buf.subarray(0, end);
-      let s = 0;
-      let b = 0;
-      while (s < text.length) {
-        if (pre !== null) {
-          pre.lastIndex = s;
-          const m = pre.exec(text);
-          if (m === null) {
-            while (s < text.length) {
-              const nl = text.indexOf("\n", s);
-              if (nl < 0) break;
-              s = nl + 1;
-              lineNo++;
-            }
-            return true;
-          }
-          const ls = m.index === 0 ? 0 : text.lastIndexOf("\n", m.index - 1) + 1;
-          while (s < ls) {
-            s = text.indexOf("\n", s) + 1;
-            b = region.indexOf(NEWLINE, b) + 1;
-            lineNo++;
-          }
-        }
-        let e = text.indexOf("\n", s);
-        let be = region.indexOf(NEWLINE, b);
-        const terminated = e >= 0 && be >= 0;
-        if (!terminated) {
-          e = text.length;
-          be = end;
-        }
-        let lineEndStr = e;
-        let lineEndByte = be;
-        if (terminated && e > s && text.charCodeAt(e - 1) === CR) {
-          lineEndStr--;
-          lineEndByte--;
-        }
-        const line = text.slice(s, lineEndStr);
-        // Order: this line is after-context of earlier matches, then matched itself (its own
-        // matches see the lines before it), then becomes before-context of later lines.
-        if (pending.length > 0) feedPending(line);
-        if (!full()) processLine(line, base + b, base + lineEndByte, lineNo);
-        if (context > 0) {
-          const clamped = clampContext(line);
-          ring.push({
-            text: clamped,
-            clamped: clamped.length < line.length,
-            byte: base + b,
-            line: lineNo,
-          });
-          if (ring.length > context) ring.shift();
-        }
-        if (full() && pending.length === 0) return true;
-        s = terminated ? e + 1 : text.length;
-        b = terminated ? be + 1 : end;
-        lineNo++;
-      }
-      return true;
-    };
-
-    while (!eof) {
-      hooks.signal?.throwIfAborted();
-      if (len === buf.length) {
-        if (buf.length >= MAX_SEARCH_LINE_BYTES + SEARCH_CHUNK_BYTES) {
-          status = "long";
-          break;
-        }
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, len);
-        buf = bigger;
-      }
-      const n = readSync(fd, buf, len, Math.min(SEARCH_CHUNK_BYTES, buf.length - len), position);
-      bytesRead += n;
-      hooks.tick?.(filesRead, bytesRead);
+      const want = Math.min(
+        Math.max(SEARCH_CHUNK_BYTES, size - position + 1),
+        this.buf.length - len,
+      );
+      const n = readSync(fd, this.buf, len, want, position);
+      this.bytesRead += n;
+      this.hooks.tick?.(this.filesRead, this.bytesRead);
       if (first) {
         first = false;
-        const sniff = buf.subarray(0, Math.min(n, BINARY_SNIFF_BYTES));
-        if (position === 0 && sniff.includes(0)) {
-          status = "binary";
-          break;
-        }
+        const sniff = this.buf.subarray(0, Math.min(n, BINARY_SNIFF_BYTES));
+        if (position === 0 && sniff.includes(0)) return "binary";
       }
       position += n;
       len += n;
-      eof = n === 0;
+      const eof = n < want;
       let end: number;
       if (eof) end = len;
       else {
-        const lastNl = buf.lastIndexOf(NEWLINE, len - 1);
+        const lastNl = this.buf.lastIndexOf(NEWLINE, len - 1);
         if (lastNl < 0) {
-          if (len > MAX_SEARCH_LINE_BYTES) {
-            status = "long";
-            break;
-          }
+          if (len > MAX_SEARCH_LINE_BYTES) return "long";
           continue;
         }
         end = lastNl + 1;
       }
-      if (end > 0 && !processRegion(end, position - len)) {
-        status = "binary";
-        break;
+      if (end > 0) {
+        const region = this.buf.subarray(0, end);
+        if (!isUtf8(region)) return "binary";
+        const base = position - len;
+        const fast = this.literalBytes !== undefined || this.bytePre !== undefined;
+        if (fast) this.scanBytes(region, base, eof);
+        else this.scanText(region, base);
       }
-      if (full() && pending.length === 0) break;
-      buf.copy(buf, 0, end, len);
+      if (this.done() && this.pending.length === 0) return "ok";
+      if (eof) return "ok";
+      this.buf.copy(this.buf, 0, end, len);
       len -= end;
-      if (eof) break;
     }
-    if (status !== "ok") {
-      if (status === "binary") skipped.binary++;
-      else skipped.long_lines++;
-      items.length = itemsAtStart;
-      return false;
-    }
-    total += fileCount;
-    return true;
-  };
+  }
 
-  const walkStats = await walk(
-    job.dir,
-    {
-      recursive: true,
-      includeHidden: job.includeHidden,
-      respectGitignore: job.respectGitignore,
-      maxEntries: job.maxWalkEntries,
-      ancestors: job.ancestors,
-      ...(hooks.signal ? { signal: hooks.signal } : {}),
-      onProgress: () => hooks.tick?.(filesRead, bytesRead),
-    },
-    (entry) => {
-      if (entry.type !== "file") return;
-      if (glob && !glob(entry.path)) return;
-      if (full() && resume) {
-        // Page full: the rest only contributes to the stamp.
-        try {
-          const st = lstatSync(entry.absolute, { bigint: true });
-          if (st.isFile()) stamp.update(`${entry.path}\0${identityKey(st)}\n`);
-        } catch {
-          // vanished
+  /**
+   * Perf: the hot path for context 0. Candidate lines are found by a byte search over the whole
+   * region; lines are counted only up to a candidate (or to the region's end when more of the
+   * file follows), and only candidate lines are decoded and matched.
+   */
+  private scanBytes(region: Buffer, base: number, last: boolean): void {
+    const end = region.length;
+    let b = 0;
+    while (b < end) {
+      let idx: number;
+      if (this.literalBytes) idx = region.indexOf(this.literalBytes, b);
+      else {
+        this.bytePre!.lastIndex = b;
+        const m = this.bytePre!.exec(region);
+        idx = m === null ? -1 : m.index;
+      }
+      if (idx < 0) {
+        if (!last) this.lineNo += countNewlines(region, b, end);
+        return;
+      }
+      const ls = idx === 0 ? 0 : region.lastIndexOf(NEWLINE, idx - 1) + 1;
+      if (ls > b) this.lineNo += countNewlines(region, b, ls);
+      let le = region.indexOf(NEWLINE, ls);
+      const terminated = le >= 0;
+      if (!terminated) le = end;
+      const contentEnd = terminated && le > ls && region[le - 1] === CR ? le - 1 : le;
+      const line = region.toString("utf8", ls, contentEnd);
+      this.matchLine(line, base + ls, base + contentEnd, this.lineNo);
+      if (this.done()) return;
+      b = terminated ? le + 1 : end;
+      this.lineNo++;
+    }
+  }
+
+  /** Lines of a decoded region one by one, with context and the JavaScript pre-scan. */
+  private scanText(region: Buffer, base: number): void {
+    const text = region.toString("utf8");
+    const context = this.job.context;
+    const pre = this.textPre;
+    let s = 0;
+    let b = 0;
+    while (s < text.length) {
+      if (pre !== undefined) {
+        pre.lastIndex = s;
+        const m = pre.exec(text);
+        if (m === null) {
+          for (let nl = text.indexOf("\n", s); nl >= 0; nl = text.indexOf("\n", nl + 1)) {
+            this.lineNo++;
+          }
+          return;
         }
-        return;
-      }
-      const cmp = after ? compareCodePoints(entry.path, after.path) : 1;
-      if (resume && cmp < 0) {
-        try {
-          const st = lstatSync(entry.absolute, { bigint: true });
-          if (st.isFile()) stamp.update(`${entry.path}\0${identityKey(st)}\n`);
-        } catch {
-          // vanished
+        const ls = m.index === 0 ? 0 : text.lastIndexOf("\n", m.index - 1) + 1;
+        while (s < ls) {
+          s = text.indexOf("\n", s) + 1;
+          b = region.indexOf(NEWLINE, b) + 1;
+          this.lineNo++;
         }
-        return;
       }
-      let fd: number;
-      try {
-        fd = openSync(entry.absolute, OPEN_FLAGS);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code !== "ENOENT") skipped.unreadable_files++;
-        return;
+      let e = text.indexOf("\n", s);
+      let be = region.indexOf(NEWLINE, b);
+      const terminated = e >= 0 && be >= 0;
+      if (!terminated) {
+        e = text.length;
+        be = region.length;
       }
-      try {
-        const st = fstatSync(fd, { bigint: true });
-        if (!st.isFile()) return;
-        if (!confined(fd, job.dir)) return;
-        stamp.update(`${entry.path}\0${identityKey(st)}\n`);
-        filesRead++;
-        const before0 = before;
-        // A skipped (binary) file's matches before the cursor are not matches at all.
-        if (!scanFile(entry.path, fd, st)) before = before0;
-        hooks.tick?.(filesRead, bytesRead);
-      } catch (err) {
-        if (err instanceof PagewiseError || (err as Error).name === "AbortError") throw err;
-        skipped.unreadable_files++;
-      } finally {
-        closeSync(fd);
+      const crlf = terminated && e > s && text.charCodeAt(e - 1) === CR;
+      const line = text.slice(s, crlf ? e - 1 : e);
+      // Order: this line is after-context of earlier matches, then matched itself (its own
+      // matches see the lines before it), then becomes before-context of later lines.
+      if (this.pending.length > 0) this.feedPending(line);
+      if (!this.done()) this.matchLine(line, base + b, base + (crlf ? be - 1 : be), this.lineNo);
+      if (context > 0) {
+        const clamped = this.clampContext(line);
+        this.ring.push({
+          text: clamped,
+          clamped: clamped.length < line.length,
+          byte: base + b,
+          line: this.lineNo,
+        });
+        if (this.ring.length > context) this.ring.shift();
       }
-    },
-  );
-  skipped.unreadable_directories = walkStats.unreadable;
-  const offset = after ? before : window.kind === "offset" ? window.offset : 0;
-  return {
-    total,
-    offset,
-    items,
-    stamp: stamp.digest().subarray(0, 6).toString("base64url"),
-    ...(resume ? {} : { skipped }),
-    filesRead,
-    bytesRead,
-  };
+      if (this.done() && this.pending.length === 0) return;
+      s = terminated ? e + 1 : text.length;
+      b = terminated ? be + 1 : region.length;
+      this.lineNo++;
+    }
+  }
+
+  private clampContext(line: string): string {
+    const maxChars = this.job.maxChars;
+    return line.length <= maxChars ? line : line.slice(0, codeUnitFloor(line, maxChars));
+  }
+
+  private feedPending(line: string): void {
+    const clamped = this.clampContext(line);
+    for (const m of this.pending) {
+      m.after!.push(clamped);
+      if (clamped.length < line.length) m.contextTruncated = true;
+    }
+    this.pending = this.pending.filter((m) => m.after!.length < this.job.context);
+  }
+
+  /** Whether the match at (`byteStart`, `ordinal`) of the current file is to be collected. */
+  private wanted(byteStart: number, ordinal: number): boolean {
+    const after = this.after;
+    if (after) {
+      const isAfter =
+        this.cmp > 0 ||
+        byteStart > after.lineStart ||
+        (byteStart === after.lineStart && ordinal > after.ordinal);
+      if (!isAfter) return false;
+      this.fileCount++;
+      return !this.pageFull();
+    }
+    const index = this.total + this.fileCount++;
+    return index >= this.offsetStart && index < this.offsetStart + this.limit;
+  }
+
+  /** Every match of the line, in order; collects those in the window. Perf: the inner loop. */
+  private matchLine(line: string, byteStart: number, byteEnd: number, lineNumber: number): void {
+    const re = this.re;
+    re.lastIndex = 0;
+    let ordinal = 0;
+    let cpIndex = 0;
+    let cpCount = 0;
+    for (let m = re.exec(line); m !== null; m = re.exec(line)) {
+      const idx = m.index;
+      const mlen = m[0]!.length;
+      if (mlen === 0) re.lastIndex = idx + (isPairAt(line, idx) ? 2 : 1);
+      if (this.wanted(byteStart, ordinal++)) {
+        cpCount += codePoints(line, cpIndex, idx);
+        cpIndex = idx;
+        this.collect(line, idx, mlen, cpCount + 1, byteStart, byteEnd, lineNumber, ordinal - 1);
+      }
+      if (this.done() || re.lastIndex > line.length) break;
+    }
+  }
+
+  private collect(
+    line: string,
+    idx: number,
+    mlen: number,
+    column: number,
+    byteStart: number,
+    byteEnd: number,
+    lineNumber: number,
+    ordinal: number,
+  ): void {
+    const ring = this.ring;
+    const maxChars = this.job.maxChars;
+    const match: RawMatch = {
+      path: this.relPath,
+      line: lineNumber,
+      column,
+      text: line,
+      truncated: false,
+      lineStart: byteStart,
+      lineEnd: byteEnd,
+      ordinal,
+      resumeByte: ring.length > 0 ? ring[0]!.byte : byteStart,
+      resumeLine: ring.length > 0 ? ring[0]!.line : lineNumber,
+      ident: this.ident,
+      fileTag: this.tag(),
+      fileOrdinal: this.fileOrdinal,
+    };
+    if (line.length > maxChars) {
+      let start =
+        mlen >= maxChars
+          ? idx
+          : Math.max(0, Math.min(idx - ((maxChars - mlen) >> 1), line.length - maxChars));
+      if (start > 0 && isLowAt(line, start) && isHighAt(line, start - 1)) start--;
+      const end = start + codeUnitFloor(line.slice(start, start + maxChars + 1), maxChars);
+      match.text = line.slice(start, end);
+      match.truncated = true;
+      match.textColumn = codePoints(line, 0, start) + 1;
+    }
+    if (this.job.context > 0) {
+      match.before = ring.map((r) => r.text);
+      match.after = [];
+      if (ring.some((r) => r.clamped)) match.contextTruncated = true;
+      this.pending.push(match);
+    }
+    this.items.push(match);
+    this.itemChars += match.path.length + match.text.length;
+    for (const b of match.before ?? []) this.itemChars += b.length;
+  }
 }
 
-/** On Linux, the opened file's real path must lie inside the searched directory. */
-function confined(fd: number, dir: string): boolean {
-  if (process.platform !== "linux") return true;
-  let real: string;
-  try {
-    real = readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return true; // no /proc: the walk never follows links, which is the main guard
-  }
-  return real.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+/** Newlines in `buf[from..to)`. */
+function countNewlines(buf: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(NEWLINE, from); i >= 0 && i < to; i = buf.indexOf(NEWLINE, i + 1)) n++;
+  return n;
 }
 
 function isHighAt(s: string, i: number): boolean {

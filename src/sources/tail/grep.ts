@@ -1,42 +1,35 @@
 /**
  * @module
- * The `grep` filter of `tail`: a substring, or a JavaScript regular expression written `/…/flags`.
+ * The `grep` filter of `tail`: a JavaScript regular expression with search's smart case, or a
+ * plain substring with `grep_literal`. Compiled by the shared pattern module, so it runs on RE2
+ * (linear time, in the calling thread) unless only V8 can read it — then each record is tested in
+ * a worker under the stall guard, never on the request thread.
  */
-import { PagewiseError } from "../../core/index.js";
+import { compilePattern, type RecordFilter, recordFilter } from "../pattern/index.js";
 
 /** Records are matched on at most this many leading bytes (a guard against enormous records). */
 export const GREP_MAX_RECORD_BYTES = 1 << 20;
-/** A regular expression sees at most this many leading code units of a record (backtracking guard). */
+/** A pattern sees at most this many leading code units of a record. */
 export const GREP_REGEX_MAX_UNITS = 64 * 1024;
 
-export type RecordFilter = (text: string) => boolean;
+export type { RecordFilter };
 
-/** Compiles `grep` once per call: `/source/flags` is a regex, anything else a case-sensitive substring. */
-export function compileGrep(grep: string): RecordFilter {
-  const m = /^\/(.+)\/([a-z]*)$/s.exec(grep);
-  if (!m) return (text) => text.includes(grep);
-  const flags = m[2]!;
-  if (/[gy]/.test(flags)) {
-    throw new PagewiseError(
-      "INVALID_ARGUMENT",
-      `grep: the regex flags g and y are not allowed (got "${flags}").`,
-      {
-        hint: "Leave out g and y; each record is tested on its own.",
-      },
-    );
-  }
-  let re: RegExp;
-  try {
-    re = new RegExp(m[1]!, flags);
-  } catch (err) {
-    throw new PagewiseError(
-      "INVALID_ARGUMENT",
-      `grep: not a valid regular expression: ${(err as Error).message}`,
-      {
-        hint: "Fix the pattern, or pass plain text (without surrounding slashes) to match a substring.",
-      },
-    );
-  }
+export interface GrepOptions {
+  readonly stallMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Compiles `grep` once per call (syntax errors are INVALID_ARGUMENT before any read). */
+export function compileGrep(
+  grep: string,
+  literal: boolean,
+  options: GrepOptions = {},
+): RecordFilter {
+  const compiled = compilePattern(grep, literal, "smart", {
+    argument: "grep",
+    literalArgument: "grep_literal",
+  });
+  const test = recordFilter(compiled, options);
   return (text) =>
-    re.test(text.length > GREP_REGEX_MAX_UNITS ? text.slice(0, GREP_REGEX_MAX_UNITS) : text);
+    test(text.length > GREP_REGEX_MAX_UNITS ? text.slice(0, GREP_REGEX_MAX_UNITS) : text);
 }

@@ -1,6 +1,6 @@
 /**
  * @module
- * The `tail` cursor payload. Layout: file reference, a tag (direction, grep present), position,
+ * The `tail` cursor payload. Layout: file reference, a tag (direction, grep present, grep literal), position,
  * size at issue minus position, append fingerprint (inode 4 + write 4), anchor digest (6),
  * and the grep filter when there is one. About 65 characters for a short path and no filter.
  */
@@ -20,6 +20,7 @@ export const TAIL_ANCHOR_BYTES = 6;
 
 const KIND_AFTER = 0x01;
 const HAS_GREP = 0x02;
+const GREP_LITERAL = 0x04;
 
 export type TailCursorKind = "before" | "after";
 
@@ -36,11 +37,17 @@ export interface TailCursorState {
   readonly fingerprint: Uint8Array;
   readonly anchor: Uint8Array;
   readonly grep?: string;
+  /** The filter is a plain substring (`grep_literal`). */
+  readonly grepLiteral?: boolean;
 }
 
 function writeTailState(w: ByteWriter, ctx: SourceContext, s: TailCursorState): void {
   writeFileRef(w, ctx.caller.roots, s.file);
-  w.u8((s.kind === "after" ? KIND_AFTER : 0) | (s.grep !== undefined ? HAS_GREP : 0));
+  w.u8(
+    (s.kind === "after" ? KIND_AFTER : 0) |
+      (s.grep !== undefined ? HAS_GREP : 0) |
+      (s.grep !== undefined && s.grepLiteral ? GREP_LITERAL : 0),
+  );
   w.uint(s.position).uint(s.size - s.position);
   w.raw(s.fingerprint).raw(s.anchor);
   if (s.grep !== undefined) w.string(s.grep);
@@ -49,7 +56,9 @@ function writeTailState(w: ByteWriter, ctx: SourceContext, s: TailCursorState): 
 function readTailState(r: ByteReader, ctx: SourceContext): TailCursorState {
   const { absolute, ref } = readFileRef(r, ctx.caller.roots);
   const tag = r.u8();
-  if (tag & ~(KIND_AFTER | HAS_GREP)) throw malformedCursor();
+  if (tag & ~(KIND_AFTER | HAS_GREP | GREP_LITERAL) || (tag & GREP_LITERAL && !(tag & HAS_GREP))) {
+    throw malformedCursor();
+  }
   const position = r.uint();
   const size = position + r.uint();
   const fingerprint = r.raw(APPEND_FINGERPRINT_BYTES);
@@ -64,6 +73,7 @@ function readTailState(r: ByteReader, ctx: SourceContext): TailCursorState {
     fingerprint,
     anchor,
     ...(grep !== undefined ? { grep } : {}),
+    ...(tag & GREP_LITERAL ? { grepLiteral: true } : {}),
   };
 }
 

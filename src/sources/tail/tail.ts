@@ -65,6 +65,10 @@ export interface TailArgs {
   readonly cursorKind?: TailCursorKind;
   readonly fromStart?: boolean;
   readonly grep?: string;
+  /** `grep` is a plain substring, not a regular expression. */
+  readonly grepLiteral?: boolean;
+  /** Stall guard of a `grep` only V8 can run (see pattern/guarded-worker.ts). */
+  readonly stallMs?: number;
   /** Bytes a filtered scan may cover per page (default TAIL_SCAN_MAX_BYTES; lowered in tests). */
   readonly scanMaxBytes?: number;
 }
@@ -101,6 +105,8 @@ export function createTailSource(
     conflictWith(args, state) {
       if (args.fromStart) return "from_start";
       if (args.grep !== undefined && args.grep !== (state.grep ?? "")) return "grep";
+      if (args.grepLiteral !== undefined && args.grepLiteral !== (state.grepLiteral ?? false))
+        return "grep_literal";
       return undefined;
     },
     page: tailPage,
@@ -131,7 +137,14 @@ async function tailPage(
     : args.grep !== undefined && args.grep !== ""
       ? args.grep
       : undefined;
-  const filter = grep !== undefined ? compileGrep(grep) : undefined;
+  const grepLiteral = state ? state.grepLiteral === true : args.grepLiteral === true;
+  const filter =
+    grep !== undefined
+      ? compileGrep(grep, grepLiteral, {
+          ...(args.stallMs !== undefined ? { stallMs: args.stallMs } : {}),
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        })
+      : undefined;
   const limits: TailLimits = {
     maxTokens: request.params.max_tokens!,
     limit: request.params.limit!,
@@ -154,6 +167,7 @@ async function tailPage(
       state,
       forward: state ? state.kind === "after" : args.fromStart === true,
       grep,
+      grepLiteral,
       filter,
     });
     const after = await opened.handle.stat({ bigint: true });
@@ -211,6 +225,7 @@ interface PageInput {
   readonly state: TailCursorState | undefined;
   readonly forward: boolean;
   readonly grep: string | undefined;
+  readonly grepLiteral: boolean;
   readonly filter: RecordFilter | undefined;
 }
 
@@ -230,7 +245,7 @@ async function buildPage(
   input: PageInput,
 ): Promise<string> {
   const { estimator } = ctx;
-  const { reader, stat, file, uri, state, grep, filter, forward } = input;
+  const { reader, stat, file, uri, state, grep, grepLiteral, filter, forward } = input;
   const size = reader.size;
   const maxChars = req.maxCharsPerItem;
   // Bytes of a record kept for display: enough for `maxChars` code units and then some, so a
@@ -268,7 +283,7 @@ async function buildPage(
     const length = span.contentEnd - span.start;
     const want = filter ? Math.max(keepBytes, GREP_MAX_RECORD_BYTES) : keepBytes;
     const bytes = await reader.range(span.start, span.start + Math.min(length, want));
-    if (filter && !filter(bytes.toString("utf8"))) return;
+    if (filter && !(await filter(bytes.toString("utf8")))) return;
     const candidate = toCandidate(
       span,
       bytes.subarray(0, Math.min(bytes.length, keepBytes)),
@@ -329,6 +344,7 @@ async function buildPage(
     fingerprint,
     anchor: new Uint8Array(0),
     ...(grep !== undefined ? { grep } : {}),
+    ...(grepLiteral ? { grepLiteral } : {}),
   });
   // Perf: the windows are gathered up front (async reads, mostly from cached blocks), but a cursor
   // is hashed and signed only when a probed page needs it — a few per page, not one per candidate.
@@ -434,6 +450,7 @@ async function buildPage(
         version,
       };
       if (grep !== undefined) body.grep = grep;
+      if (grepLiteral) body.grep_literal = true;
       const text = JSON.stringify(body);
       return req.loweredFields === "" ? text : `${text.slice(0, -1)}${req.loweredFields}}`;
     },

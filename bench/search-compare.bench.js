@@ -1,0 +1,238 @@
+/**
+ * @module
+ * `search` side by side with ripgrep (run by `npm run bench -- search-compare`, or
+ * `npm run bench:compare`; needs `npm run build` and `rg`, installed with apt-get if absent).
+ *
+ * Trees of generated TypeScript-like source files (50,000 and 10,000, ~1.5 KiB each, 20 a
+ * directory, three levels), made once under `.bench-data/` (deterministic). Rows, each measured
+ * `BENCH_REPS` times (default 5) with the subjects interleaved, medians reported:
+ *
+ * 1. first page with the exact total (`limit: 100`) vs `rg --count-matches PATTERN | awk` (the
+ *    sum, what an exact total costs ripgrep);
+ * 2. first page without a total (`count: "none"`) vs `rg PATTERN | head -100`;
+ * 3. a continuation page (a cursor halfway through the matches, repeated) at 50,000 files vs at
+ *    10,000 files: flat is O(page).
+ *
+ * pagewise runs behind the SDK's stdio client, one server per tree, warmed by one call (its
+ * worker threads started); what is timed is the call. Set `BENCH_BEFORE_BIN` to a `bin/pagewise.js`
+ * of another build to measure it in the same run (rows marked "before"; a build without
+ * `count` gets the exact first page for row 2). Totals are checked against ripgrep's.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DATA_DIR, fmtMs, log, median, PAGEWISE_BIN, printTable, ratio } from "./harness.js";
+
+const REPS = Number(process.env.BENCH_REPS ?? 5);
+const BEFORE_BIN = process.env.BENCH_BEFORE_BIN
+  ? path.resolve(process.env.BENCH_BEFORE_BIN)
+  : undefined;
+const PATTERN = "new (Timeout|Retry)Error\\(";
+const GENERATOR_VERSION = 1;
+
+function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+}
+
+const WORDS =
+  "account action adapter agent alert api archive asset auth batch billing blob buffer build cache card cart channel client cluster codec config context cursor data device digest domain driver email engine entity event export feed fetch field file filter format gateway graph group handler hash header index input item job key label layout ledger limit link loader lock log mailer map media merge message metric model module monitor node order pager parser patch payment peer pipeline plan plugin policy pool post price profile proxy query queue quota record region render report request resource retry role route rule runner schema scope search secret session shard signal slot snapshot socket source span state status store stream table task template tenant thread ticket timer token topic trace tree upload user vault version view worker writer zone".split(
+    " ",
+  );
+
+/** One file's text: about `bytes` of TypeScript-like lines, with rare `new TimeoutError(` throws. */
+function fileText(r, bytes) {
+  const pick = () => WORDS[Math.floor(r() * WORDS.length)];
+  const cap = (w) => w[0].toUpperCase() + w.slice(1);
+  let out = "";
+  while (out.length < bytes) {
+    const fn = `${pick()}${cap(pick())}`;
+    out += `export async function ${fn}(${pick()}: ${cap(pick())}, ctx: Context): Promise<${cap(pick())}> {\n`;
+    out += `  const ${pick()}Id = input.${pick()}Id ?? ctx.defaults.${pick()};\n`;
+    out += `  const result = await ctx.${pick()}s.${fn}(input, { limit: ${Math.floor(r() * 1000)} });\n`;
+    if (r() < 0.03)
+      out += `  if (late) throw new ${r() < 0.7 ? "Timeout" : "Retry"}Error(\`${fn} took too long\`);\n`;
+    out += `  return { ...result, ${pick()}: input.${pick()}.map((x) => x.${pick()}) };\n}\n\n`;
+  }
+  return out;
+}
+
+/** A tree of `files` source files (20 a directory, three levels), made once. */
+function ensureTree(files) {
+  const dir = path.join(DATA_DIR, `search-compare-${files}`);
+  const manifest = `${dir}.manifest.json`;
+  const want = JSON.stringify({ files, GENERATOR_VERSION });
+  if (existsSync(manifest) && readFileSync(manifest, "utf8") === want) return dir;
+  log(`making ${files} files under ${dir}…`);
+  rmSync(dir, { recursive: true, force: true });
+  const tmp = `${dir}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  const r = rng(files);
+  for (let f = 0; f < files; f++) {
+    const d = Math.floor(f / 20);
+    const sub = path.join(
+      tmp,
+      `pkg${Math.floor(d / 50)}`,
+      `mod${Math.floor(d / 5) % 10}`,
+      `dir${d % 5}`,
+    );
+    if (f % 20 === 0) mkdirSync(sub, { recursive: true });
+    writeFileSync(path.join(sub, `file${f}.ts`), fileText(r, 600 + Math.floor(r() * 1800)));
+  }
+  renameSync(tmp, dir);
+  writeFileSync(manifest, want);
+  return dir;
+}
+
+function ensureRg() {
+  if (spawnSync("rg", ["--version"]).status === 0) return;
+  log("installing ripgrep…");
+  execFileSync("apt-get", ["install", "-y", "ripgrep"], { stdio: "ignore" });
+}
+
+/** Wall time of a shell pipeline, in ms, and its stdout. */
+function timeShell(cmd, cwd) {
+  const t0 = performance.now();
+  const out = execFileSync("bash", ["-c", cmd], { cwd, encoding: "utf8", maxBuffer: 256 << 20 });
+  return { ms: performance.now() - t0, out };
+}
+
+async function timeCall(server, args) {
+  const t0 = performance.now();
+  const r = await server.call("search", args);
+  const ms = performance.now() - t0;
+  if (r.isError) throw new Error(`search failed: ${r.text.slice(0, 300)}`);
+  return { ms, json: JSON.parse(r.text) };
+}
+
+/** A cursor about `pages` pages into the tree (count none: cheap to reach). */
+async function middleCursor(server, pages) {
+  let page = (await timeCall(server, { pattern: PATTERN, limit: 100, count: "none" })).json;
+  for (let i = 1; i < pages && page.next_cursor; i++)
+    page = (await timeCall(server, { cursor: page.next_cursor })).json;
+  return page.next_cursor;
+}
+
+async function main() {
+  ensureRg();
+  const big = ensureTree(50_000);
+  const small = ensureTree(10_000);
+  const rgTotal = Number(
+    timeShell(
+      `rg --count-matches '${PATTERN}' . | awk -F: '{s+=$NF} END {print s+0}'`,
+      big,
+    ).out.trim(),
+  );
+  const builds = [{ name: "after", bin: PAGEWISE_BIN }];
+  if (BEFORE_BIN) builds.push({ name: "before", bin: BEFORE_BIN });
+  const servers = {};
+  for (const b of builds) {
+    process.env.BENCH_PAGEWISE_BIN = b.bin;
+    for (const [treeName, root] of [
+      ["50k", big],
+      ["10k", small],
+    ]) {
+      const { startPagewise: start } = await import(`./harness.js?${b.name}-${treeName}`);
+      const server = await start({ root });
+      const warm = await timeCall(server, { pattern: PATTERN, limit: 100 });
+      if (treeName === "50k" && warm.json.pagination.total !== rgTotal) {
+        log(`WARNING: ${b.name} total ${warm.json.pagination.total} ≠ rg's ${rgTotal}`);
+      }
+      const supportsCount = !(
+        await server.call("search", { pattern: PATTERN, count: "none", limit: 1 })
+      ).isError;
+      servers[`${b.name}-${treeName}`] = {
+        server,
+        supportsCount,
+        total: warm.json.pagination.total,
+      };
+    }
+  }
+  const samples = {};
+  const add = (key, ms) => {
+    samples[key] ??= [];
+    samples[key].push(ms);
+  };
+  const cursors = {};
+  for (const key of Object.keys(servers)) {
+    const s = servers[key];
+    // Old cursors do not know `count`; a plain exact walk reaches the middle too.
+    cursors[key] = s.supportsCount
+      ? await middleCursor(s.server, Math.max(1, Math.floor(s.total / 200)))
+      : await exactMiddle(s.server, Math.max(1, Math.floor(s.total / 200)));
+  }
+  for (let rep = 0; rep < REPS; rep++) {
+    log(`rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
+    add(
+      "rg-count",
+      timeShell(`rg --count-matches '${PATTERN}' . | awk -F: '{s+=$NF} END {print s+0}'`, big).ms,
+    );
+    add("rg-head", timeShell(`rg '${PATTERN}' . | head -100 > /dev/null`, big).ms);
+    for (const b of builds) {
+      const s50 = servers[`${b.name}-50k`];
+      const s10 = servers[`${b.name}-10k`];
+      add(`${b.name}-exact`, (await timeCall(s50.server, { pattern: PATTERN, limit: 100 })).ms);
+      const noTotal = s50.supportsCount
+        ? { pattern: PATTERN, limit: 100, count: "none" }
+        : { pattern: PATTERN, limit: 100 };
+      add(`${b.name}-first`, (await timeCall(s50.server, noTotal)).ms);
+      add(
+        `${b.name}-cont-50k`,
+        (await timeCall(s50.server, { cursor: cursors[`${b.name}-50k`] })).ms,
+      );
+      add(
+        `${b.name}-cont-10k`,
+        (await timeCall(s10.server, { cursor: cursors[`${b.name}-10k`] })).ms,
+      );
+    }
+  }
+  for (const { server } of Object.values(servers)) await server.close();
+  const m = (k) => median(samples[k]);
+  const rows = [];
+  for (const b of builds) {
+    rows.push([
+      `${b.name}: first page, exact total (50k files)`,
+      `rg --count-matches | awk ${fmtMs(m("rg-count"))}`,
+      fmtMs(m(`${b.name}-exact`)),
+      ratio(m(`${b.name}-exact`), m("rg-count")),
+    ]);
+    rows.push([
+      `${b.name}: first page, ${servers[`${b.name}-50k`].supportsCount ? 'count: "none"' : "exact (no count option)"}`,
+      `rg | head -100 ${fmtMs(m("rg-head"))}`,
+      fmtMs(m(`${b.name}-first`)),
+      ratio(m(`${b.name}-first`), m("rg-head")),
+    ]);
+    rows.push([
+      `${b.name}: continuation page, 50k vs 10k files`,
+      `10k: ${fmtMs(m(`${b.name}-cont-10k`))}`,
+      `50k: ${fmtMs(m(`${b.name}-cont-50k`))}`,
+      ratio(m(`${b.name}-cont-50k`), m(`${b.name}-cont-10k`)),
+    ]);
+  }
+  printTable(
+    `search vs ripgrep — pattern \`${PATTERN}\`, ${rgTotal} matches in 50,000 files; medians of ${REPS} interleaved runs; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+    ["what", "reference", "pagewise", "ratio"],
+    rows,
+  );
+}
+
+/** A cursor `pages` pages into an exact walk (builds without `count`). */
+async function exactMiddle(server, pages) {
+  let page = (await timeCall(server, { pattern: PATTERN, limit: 100 })).json;
+  for (let i = 1; i < pages && page.next_cursor; i++)
+    page = (await timeCall(server, { cursor: page.next_cursor })).json;
+  return page.next_cursor;
+}
+
+await main();

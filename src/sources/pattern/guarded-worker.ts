@@ -1,0 +1,113 @@
+/**
+ * @module
+ * Jobs in worker threads under a stall guard. A JavaScript regex cannot be interrupted, so a
+ * pattern that backtracks catastrophically would freeze the thread running it; in a worker, the
+ * server stays responsive and stops the job when it reports no progress for `stallMs`
+ * (RESOURCE_LIMIT_EXCEEDED), or at once when the request is cancelled. Idle workers are kept so
+ * that a call does not pay the thread start-up each time.
+ *
+ * The protocol: the worker answers a job with any number of `{type: "progress", …}` messages, then
+ * one `{type: "done", result}` or `{type: "error", error}`.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { type ErrorCode, PagewiseError } from "../../core/index.js";
+
+/** Milliseconds a guarded job may go without progress before it is stopped (`--search-stall-ms`). */
+export const DEFAULT_STALL_MS = 5000;
+
+export interface GuardedRunOptions {
+  readonly signal?: AbortSignal;
+  readonly stallMs?: number;
+  readonly onProgress?: (message: Record<string, unknown>) => void;
+}
+
+interface WorkerMessage {
+  type: string;
+  result?: unknown;
+  error?: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+  [key: string]: unknown;
+}
+
+export function stalled(stallMs: number): PagewiseError {
+  return new PagewiseError(
+    "RESOURCE_LIMIT_EXCEEDED",
+    `The pattern made no progress for ${stallMs} ms and was stopped: it is too expensive on some line (catastrophic backtracking). Simplify the pattern (no lookaround or backreferences runs in linear time), match it as a literal, or narrow the input.`,
+    { limit: { name: "search_stall_ms", limit: stallMs, value: stallMs } },
+  );
+}
+
+export class GuardedWorkers {
+  private readonly idle: Worker[] = [];
+  constructor(
+    private readonly url: URL,
+    private readonly maxIdle: number,
+  ) {}
+
+  /** Whether the compiled worker exists (tests run on the TypeScript sources, where it does not). */
+  available(): boolean {
+    try {
+      return this.url.protocol === "file:" && existsSync(fileURLToPath(this.url));
+    } catch {
+      return false;
+    }
+  }
+
+  run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
+    options.signal?.throwIfAborted();
+    const worker = this.idle.pop() ?? new Worker(this.url);
+    worker.ref();
+    const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        worker.off("message", onMessage);
+        worker.off("error", onError);
+        worker.off("exit", onExit);
+        options.signal?.removeEventListener("abort", onAbort);
+      };
+      const kill = (error: PagewiseError) => {
+        cleanup();
+        void worker.terminate();
+        reject(error);
+      };
+      const arm = () => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => kill(stalled(stallMs)), stallMs);
+      };
+      const onMessage = (msg: WorkerMessage) => {
+        if (msg.type === "progress") {
+          arm();
+          options.onProgress?.(msg);
+          return;
+        }
+        cleanup();
+        worker.unref();
+        if (this.idle.length < this.maxIdle) this.idle.push(worker);
+        else void worker.terminate();
+        if (msg.type === "done") resolve(msg.result as T);
+        else
+          reject(new PagewiseError(msg.error!.code, msg.error!.message, msg.error!.details ?? {}));
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        void worker.terminate();
+        reject(new PagewiseError("INTERNAL_ERROR", `Internal error in a worker: ${err.message}`));
+      };
+      const onExit = () => {
+        cleanup();
+        reject(new PagewiseError("INTERNAL_ERROR", "A worker stopped unexpectedly."));
+      };
+      const onAbort = () =>
+        kill(new PagewiseError("CANCELLED", "The request was cancelled before it finished."));
+      worker.on("message", onMessage);
+      worker.on("error", onError);
+      worker.on("exit", onExit);
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      arm();
+      worker.postMessage(job);
+    });
+  }
+}
