@@ -199,6 +199,14 @@ describe("well-typedness and syntax errors", () => {
     "$..['a']",
     "$[1:2:3]",
     "$[ : ]",
+    // A value-returning function as another function's argument (RFC 9535 section 2.4.3).
+    "$[?length(value(@.a))>0]",
+    "$.values[?length(@.a)==length(value($..c))]",
+    "$.values[?match(@.a, value($..['regex']))]",
+    "$.values[?search(@, value($..['regex']))]",
+    "$[?length(value(@.a)) == 2 && count(@.*) == 1]",
+    "$[?match(@.a, 'x') || length(value(@.b)) > 0]",
+    "$[?length(length(@.a)) == 1]",
   ];
   test.each(valid)("accepts %s", (q) => {
     expect(() => compileQuery("jsonpath", q)).not.toThrow();
@@ -241,6 +249,11 @@ describe("well-typedness and syntax errors", () => {
     "$[?@.a == 1.]",
     "$[?@ == True]",
     "$a",
+    "$[?length(value(@.a))]",
+    "$[?count(value(@.a)) > 0]",
+    "$[?length(count(@.a) == 1) > 0]",
+    "$[?match(@.a, count(@.b) > 0)]",
+    "$[?match(@.a, 'x') == length(value(@.b))]",
   ];
   test.each(invalid)("rejects %s", (q) => {
     let error: unknown;
@@ -376,6 +389,52 @@ describe("hostile queries", () => {
     await expect(runAll(`[${deep}]`, "$[0]")).rejects.toMatchObject({
       details: { limit: { name: "max_depth" } },
     });
+  });
+
+  test("deeply nested filters, parentheses and calls are bounded by max_query_nesting", async () => {
+    const hostile = [
+      `$${"[?@".repeat(1000)}${"]".repeat(1000)}`,
+      `$[?${"(".repeat(100_000)}@.a${")".repeat(100_000)}]`,
+      `$[?${"!(".repeat(10_000)}@.a${")".repeat(10_000)}]`,
+      `$[?${"length(value(".repeat(10_000)}@${"))".repeat(10_000)} > 0]`,
+      `$[?${"count(@[?".repeat(10_000)}@${"])".repeat(10_000)} > 0]`,
+      `$[?${"(".repeat(100_000)}`, // unterminated: the limit is met before the end
+    ];
+    for (const q of hostile) {
+      let error: unknown;
+      try {
+        compileQuery("jsonpath", q);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, q.slice(0, 30)).toBeInstanceOf(PagewiseError);
+      expect(error).toMatchObject({
+        code: "RESOURCE_LIMIT_EXCEEDED",
+        details: { limit: { name: "max_query_nesting", limit: 64, value: 65 } },
+      });
+    }
+    // At the limit the query compiles and runs.
+    const nested = `$${"[?@".repeat(64)}${"]".repeat(64)}`;
+    const doc = JSON.stringify({ a: { b: { c: 1 } } });
+    expect(await runAll(doc, nested)).toEqual([]);
+    expect((await runAll(doc, "$[?@[?@[?@ == 1]]]")).map((m) => m.pointer)).toEqual(["/a"]);
+    await expect(
+      runAll(doc, "$[?@[?@.c]]", { limits: { maxQueryNesting: 1 } }),
+    ).rejects.toMatchObject({ details: { limit: { name: "max_query_nesting", limit: 1 } } });
+  });
+
+  test("a value-returning function as an argument is evaluated (RFC 9535 section 2.4.3)", async () => {
+    expect(
+      await pointers([{ a: "ab" }, { c: "d" }, { a: null }], "$[?length(value(@.a))>0]"),
+    ).toEqual(["/0"]);
+    const doc = { regex: "b.?b", values: ["abc", "bcd", "bab", "bba", "bbab", "b", true, [], {}] };
+    expect(await pointers(doc, "$.values[?search(@, value($..['regex']))]")).toEqual([
+      "/values/2",
+      "/values/3",
+      "/values/4",
+    ]);
+    expect(await pointers(doc, "$.values[?match(@, value($.regex))]")).toEqual(["/values/2"]);
+    expect(await pointers(["ab", "abc"], "$[?length(value(@)) == 3]")).toEqual(["/1"]);
   });
 
   test("oversized patterns and inputs are RESOURCE_LIMIT_EXCEEDED", async () => {

@@ -29,6 +29,13 @@ export interface JsonLimits {
   maxRegexStates: number;
   /** `max_regex_input_chars`: code points of one string tested by `match()`/`search()`. Default 100,000. */
   maxRegexInputChars: number;
+  /**
+   * `max_query_nesting`: filters, parentheses and function calls nested inside one another in a
+   * JSONPath query (`$[?@[?@…]]`, `((…))`, `length(value(…))`). Default 64.
+   */
+  maxQueryNesting: number;
+  /** `max_regex_nesting`: groups nested inside one another in an I-Regexp (`((…))`). Default 64. */
+  maxRegexNesting: number;
   /** `probe_bytes`: bytes validated by `validation: "probe"`. Default 4 MiB. */
   probeBytes: number;
 }
@@ -44,6 +51,8 @@ export const DEFAULT_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
   maxQueryThreads: 100_000,
   maxRegexStates: 10_000,
   maxRegexInputChars: 100_000,
+  maxQueryNesting: 64,
+  maxRegexNesting: 64,
   probeBytes: 4 * 1024 * 1024,
 });
 
