@@ -81,6 +81,22 @@ describe("I-Regexp", () => {
     expect(full("\\^")!.test("^")).toBe(true);
   });
 
+  test("catastrophic patterns cost at most (input + 1) × states steps", () => {
+    const input = `${"a".repeat(5000)}!`;
+    for (const [p, whole] of [
+      ["(a|a)*b", true],
+      ["(a+)+", true],
+      ["(a*)*b", false],
+      ["(.*a){20}", true],
+      ["(a|aa)+$", false],
+    ] as const) {
+      const re = compileIRegexp(p, whole, DEFAULT_JSON_LIMITS)!;
+      expect(re.test(input)).toBe(false);
+      expect(re.steps).toBeGreaterThan(0);
+      expect(re.steps).toBeLessThanOrEqual((input.length + 1) * re.states);
+    }
+  });
+
   test("nesting of groups is bounded by max_regex_nesting, never by the stack", () => {
     const nested = (n: number) => `${"(".repeat(n)}a${")".repeat(n)}`;
     expect(full(nested(64))!.test("a")).toBe(true);

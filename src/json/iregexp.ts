@@ -39,6 +39,10 @@ const OP_END = 5; // passes only at the end of the input
 export interface IRegexp {
   /** True when the pattern matches the whole string (match) or a substring (search). */
   test(input: string): boolean;
+  /** States of the compiled automaton. */
+  readonly states: number;
+  /** States the last {@link test} visited: at most (input code points + 1) × states. */
+  readonly steps: number;
 }
 
 /**
@@ -456,6 +460,7 @@ class NfaMatcher implements IRegexp {
   readonly #maxInput: number;
   #mark: Uint32Array;
   #gen = 0;
+  steps = 0;
 
   constructor(p: Program, start: number, whole: boolean, maxInput: number) {
     this.#p = p;
@@ -463,6 +468,10 @@ class NfaMatcher implements IRegexp {
     this.#whole = whole;
     this.#maxInput = maxInput;
     this.#mark = new Uint32Array(p.op.length);
+  }
+
+  get states(): number {
+    return this.#p.op.length;
   }
 
   test(input: string): boolean {
@@ -477,6 +486,7 @@ class NfaMatcher implements IRegexp {
       );
     }
     const p = this.#p;
+    this.steps = 0;
     let cur: number[] = [];
     let nxt: number[] = [];
     this.#newGen();
@@ -532,6 +542,7 @@ class NfaMatcher implements IRegexp {
       const x = stack.pop()!;
       if (x < 0 || this.#mark[x] === this.#gen) continue;
       this.#mark[x] = this.#gen;
+      this.steps++;
       switch (p.op[x]) {
         case OP_CHAR:
           list.push(x);
