@@ -68,7 +68,7 @@ class Parser {
       {
         limit: { name: "max_query_nesting", limit, value: this.nesting },
         location: { position: at, column: at + 1 },
-        hint: "Flatten the query (combine conditions with && and ||), or raise the server's limit.",
+        hint: "Flatten the query: combine conditions with && and || rather than nesting them.",
       },
     );
   }

@@ -1,8 +1,9 @@
 /**
  * @module
- * Limits of the JSON engine, with their defaults. Every limit is a server option; exceeding one is
- * `RESOURCE_LIMIT_EXCEEDED` with `limit: {name, limit, value}` where `name` is the snake_case name
- * given on each field below.
+ * Limits of the JSON engine, with their defaults. Exceeding one is `RESOURCE_LIMIT_EXCEEDED` with
+ * `limit: {name, limit, value}` where `name` is the snake_case name given on each field below. Every
+ * limit is a server option except the two nesting limits, which keep the parsers' recursion far from
+ * the end of the stack and so are not meant to be raised.
  */
 
 export interface JsonLimits {
