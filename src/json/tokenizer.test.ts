@@ -516,3 +516,23 @@ describe("hostile input: stray '/', duplicate members, long member names", () =>
     );
   });
 });
+
+describe("hostile input: random bytes", () => {
+  test("any byte soup ends in events or a structured error, the same however it is chunked", () => {
+    const alphabet = [...'{}[]",:/*\\0123456789-+.eEtrufalsn \t\r\n\x1e', "\u00e9", "\uffff"];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...alphabet), { maxLength: 40 }).map((a) => a.join("")),
+        fc.constantFrom<JsonFormat>("json", "jsonl", "json-seq"),
+        fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 4 }),
+        (text, format, pieces) => {
+          // tokenize() rethrows anything that is not a PagewiseError.
+          const whole = tokenize(format, text);
+          expect(fingerprint(tokenize(format, text, pieces))).toBe(fingerprint(whole));
+          if (whole.error) expect(whole.error.code).not.toBe("INTERNAL_ERROR");
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
