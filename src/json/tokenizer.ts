@@ -141,6 +141,8 @@ const LIT_FALSE = new Uint8Array([0x66, 0x61, 0x6c, 0x73, 0x65]);
 const LIT_NULL = new Uint8Array([0x6e, 0x75, 0x6c, 0x6c]);
 
 const SMALL_KEY_SET = 16;
+/** A name set larger than this is dropped when its object ends rather than cleared for reuse. */
+const BIG_KEY_SET_KEPT = 4096;
 /**
  * Member names up to this many UTF-16 units are kept as they are for duplicate detection; longer
  * ones are kept as a SHA-256 digest ({@link nameToken}), so memory grows with the number of
@@ -173,7 +175,10 @@ export class Tokenizer {
   readonly members: Float64Array;
   readonly keys: string[];
   readonly keyAt: Float64Array;
+  /** Per level: the first names of the object (fixed-size, reused; `#smallCount` are in use). */
   #smallKeys: string[][];
+  #smallCount: Int32Array;
+  /** Per level: every name, once the object has more than {@link SMALL_KEY_SET}. */
   #bigKeys: (Set<string> | null)[];
 
   #state: number;
@@ -220,6 +225,7 @@ export class Tokenizer {
     this.keyAt = new Float64Array(cap);
     this.keys = new Array<string>(cap).fill("");
     this.#smallKeys = [];
+    this.#smallCount = new Int32Array(cap);
     this.#bigKeys = [];
     this.#realDepthOffset = format === "json" ? 0 : 1;
     this.#state = format === "json" ? S_VALUE : format === "jsonl" ? S_LINE_START : S_SEQ_START;
@@ -265,7 +271,7 @@ export class Tokenizer {
     let total = 0;
     for (let d = 0; d < this.depth; d++) {
       if (this.kinds[d] !== KIND_OBJECT) continue;
-      for (const k of this.#smallKeys[d] ?? []) total += k.length;
+      for (let k = 0; k < this.#smallCount[d]; k++) total += this.#smallKeys[d][k].length;
       for (const k of this.#bigKeys[d] ?? []) total += k.length;
     }
     return total;
@@ -403,9 +409,10 @@ export class Tokenizer {
     this.index[d] = -1;
     this.members[d] = 0;
     if (kind === KIND_OBJECT) {
-      const small = this.#smallKeys[d];
-      if (small === undefined) this.#smallKeys[d] = [];
-      else small.length = 0;
+      // Perf: the arrays are reused from object to object (records repeat their shape).
+      if (this.#smallKeys[d] === undefined)
+        this.#smallKeys[d] = new Array<string>(SMALL_KEY_SET).fill("");
+      this.#smallCount[d] = 0;
       const big = this.#bigKeys[d];
       if (big) big.clear();
     }
@@ -1123,24 +1130,26 @@ export class Tokenizer {
       );
     }
     const small = this.#smallKeys[d];
+    const used = this.#smallCount[d];
     let big = this.#bigKeys[d];
     if (big && big.size > 0) {
       if (big.has(name)) this.#duplicate(fullName);
       big.add(name);
       return;
     }
-    for (let k = 0; k < small.length; k++) if (small[k] === name) this.#duplicate(fullName);
-    if (small.length < SMALL_KEY_SET) {
-      small.push(name);
+    for (let k = 0; k < used; k++) if (small[k] === name) this.#duplicate(fullName);
+    if (used < SMALL_KEY_SET) {
+      small[used] = name;
+      this.#smallCount[d] = used + 1;
       return;
     }
     if (!big) {
       big = new Set<string>();
       this.#bigKeys[d] = big;
     }
-    for (const k of small) big.add(k);
+    for (let k = 0; k < used; k++) big.add(small[k]);
     big.add(name);
-    small.length = 0;
+    this.#smallCount[d] = 0;
   }
 
   #endNumber(i: number): void {
@@ -1168,6 +1177,9 @@ export class Tokenizer {
 
   #close(end: number): void {
     this.depth--;
+    // A large object's names are not kept after it ends (the next object at this level reuses a small set).
+    const big = this.#bigKeys[this.depth];
+    if (big && big.size > BIG_KEY_SET_KEPT) this.#bigKeys[this.depth] = null;
     this.sink.close(end);
     this.#endOfValue(end);
   }
