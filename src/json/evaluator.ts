@@ -559,8 +559,11 @@ export class QueryEvaluator implements TokenSink {
             end,
             decision,
           );
-          if (this.#pendingOpenEntries) this.#pendingOpenEntries.push(e);
-          else this.#pendingOpenEntries = [e];
+          // Only a container's entries wait for their end (a scalar's is known).
+          if (isContainer) {
+            if (this.#pendingOpenEntries) this.#pendingOpenEntries.push(e);
+            else this.#pendingOpenEntries = [e];
+          }
           this.#insert(e);
         } else if (isContainer) {
           const thread: Thread = { seg: t.seg + 1, key, decision, done: 0, trackers: null };
