@@ -488,6 +488,19 @@ describe("hostile queries", () => {
     );
   });
 
+  test("filters over values nested deeper than the stack allows recursion still answer", async () => {
+    const depth = 20_000;
+    const deep = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const limits = { maxDepth: 100_000, maxFilterValueBytes: 1 << 24 };
+    const run = async (doc: string, q: string) =>
+      (await runAll(doc, q, { limits })).map((m) => m.pointer);
+    expect(await run(`[${deep}]`, "$[?count(@..*) > 0]")).toEqual(["/0"]);
+    expect(await run(`[${deep}]`, "$[?count(@..a) == 20000]")).toEqual(["/0"]);
+    expect(await run(`[[${deep},${deep}]]`, "$[?@[0] == @[1]]")).toEqual(["/0"]);
+    expect(await run(`[${deep},${deep}]`, "$[?@ == $[0]]")).toEqual(["/0", "/1"]);
+    expect(await run(`[${deep},${deep.replace("1}", "2}")}]`, "$[?@ == $[0]]")).toEqual(["/0"]);
+  });
+
   test("a value-returning function as an argument is evaluated (RFC 9535 section 2.4.3)", async () => {
     expect(
       await pointers([{ a: "ab" }, { c: "d" }, { a: null }], "$[?length(value(@.a))>0]"),

@@ -484,14 +484,34 @@ async function evaluateAbsolute(
   return out;
 }
 
-function toValue(v: unknown): Value {
-  if (Array.isArray(v)) return v.map(toValue);
-  if (v !== null && typeof v === "object") {
-    const m = new Map<string, Value>();
-    for (const k of Object.keys(v)) m.set(k, toValue((v as Record<string, unknown>)[k]));
-    return m;
+/** A parsed JSON value in the filter form (objects as Maps). Iterative: values may nest as deep as max_depth allows. */
+function toValue(root: unknown): Value {
+  const convert = (v: unknown): Value => {
+    if (Array.isArray(v)) return new Array<Value>(v.length);
+    if (v !== null && typeof v === "object") return new Map<string, Value>();
+    return v as Value;
+  };
+  const out = convert(root);
+  const work: [unknown, Value][] = [[root, out]];
+  while (work.length > 0) {
+    const [src, dst] = work.pop()!;
+    if (Array.isArray(src)) {
+      const arr = dst as Value[];
+      for (let i = 0; i < src.length; i++) {
+        arr[i] = convert(src[i]);
+        if (src[i] !== null && typeof src[i] === "object") work.push([src[i], arr[i]]);
+      }
+    } else if (src !== null && typeof src === "object") {
+      const map = dst as Map<string, Value>;
+      for (const k of Object.keys(src)) {
+        const child = (src as Record<string, unknown>)[k];
+        const c = convert(child);
+        map.set(k, c);
+        if (child !== null && typeof child === "object") work.push([child, c]);
+      }
+    }
   }
-  return v as Value;
+  return out;
 }
 
 function levelsOf(format: JsonFormat, state: ResumeState): ResumeLevel[] {
