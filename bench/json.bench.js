@@ -10,6 +10,9 @@
  *    timed from the client and interleaved: the ratio must be about 1 (a continuation is O(page)).
  * 3. Server peak RSS (VmHWM) on a 1 GiB JSONL: `json_open` with full validation, a filter that scans
  *    the whole file in one call, and pages near its start and end.
+ * 4. (`BENCH_ONLY=names`, not in the default set) Peak RSS of the engine, in a fresh process, on one
+ *    object of 2,000 and 4,000 member names of 100 KB each, and of 1,000,000 names of 32 and 40
+ *    bytes: full validation and `$.*` over it (duplicate detection must not keep long names).
  *
  * Data files are made under `.bench-data/json/` and reused. Environment: BENCH_JSON_MIB (default
  * 200), BENCH_JSON_BIG_MIB (default 1024), BENCH_REPS (page timings, default 21),
@@ -45,6 +48,7 @@ import {
 const { compactJsonText, compileQuery, fileHandleReader, runQuery } = await import(
   "../dist/json/index.js"
 );
+const ENGINE_URL = new URL("../dist/json/index.js", import.meta.url).href;
 
 const SIZE = Number(process.env.BENCH_JSON_MIB ?? 200) * MiB;
 const BIG = Number(process.env.BENCH_JSON_BIG_MIB ?? 1024) * MiB;
@@ -131,22 +135,34 @@ async function engineScan(file, format, query) {
       return window.subarray(start - wStart, end - wStart);
     };
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     for await (const m of runQuery(reader, format, compiled)) {
       chars += compactJsonText(await valueBytes(m.start, m.end)).length;
       n++;
     }
-    return { ms: performance.now() - t0, matches: n, chars };
+    const cpu = process.cpuUsage(cpu0);
+    return { ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, matches: n, chars };
   } finally {
     await handle.close();
   }
 }
 
+/**
+ * `jq -c FILTER FILE > /dev/null`: wall time, and CPU time (user + system) through GNU time when
+ * present. CPU time is the fairer comparison on a shared machine: wall time also counts the waits
+ * for a CPU, which differ from process to process.
+ */
 function jqScan(file, filter) {
+  const timed = existsSync("/usr/bin/time");
+  const argv = timed
+    ? ["/usr/bin/time", ["-f", "cpu %U %S", "jq", "-c", filter, file]]
+    : ["jq", ["-c", filter, file]];
   const t0 = performance.now();
-  const r = spawnSync("jq", ["-c", filter, file], { stdio: ["ignore", "ignore", "pipe"] });
+  const r = spawnSync(argv[0], argv[1], { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
   const ms = performance.now() - t0;
   if (r.error || r.status !== 0) return { ms: Number.NaN, error: String(r.error ?? r.stderr) };
-  return { ms };
+  const m = /cpu ([\d.]+) ([\d.]+)/.exec(r.stderr ?? "");
+  return { ms, cpuMs: m ? (Number(m[1]) + Number(m[2])) * 1000 : Number.NaN };
 }
 
 /** Pages every match through the server; returns the cursors of every page and per-page times. */
@@ -250,6 +266,7 @@ if (ONLY.includes("scan") || ONLY.includes("flat")) {
       `${fmtMs(full.wallMs)} (${mibps(full.wallMs)}), ${full.pages} pages`,
       Number.isFinite(jq.ms) ? `${fmtMs(jq.ms)} (${mibps(jq.ms)})` : `— ${jq.error ?? ""}`,
       ratio(engine.ms, jq.ms),
+      `${fmtMs(engine.cpuMs)} / ${fmtMs(jq.cpuMs)} = ${ratio(engine.cpuMs, jq.cpuMs)}`,
       ratio(full.wallMs, jq.ms),
       fmtBytes(full.peakRss),
     ]);
@@ -263,6 +280,7 @@ if (ONLY.includes("scan") || ONLY.includes("flat")) {
       "pagewise, all pages via SDK client",
       "jq -c",
       "engine / jq",
+      "CPU time: engine / jq",
       "pagewise / jq",
       "server peak RSS",
     ],
@@ -330,5 +348,69 @@ if (ONLY.includes("rss")) {
     `Server memory on a ${fmtBytes(data.bytes)} JSONL (${data.records} records)`,
     ["step", "time", "server peak RSS so far"],
     [...steps, ["whole run (VmHWM at the end)", fmtMs(res.wallMs), fmtBytes(res.peakRss)]],
+  );
+}
+
+if (ONLY.includes("names")) {
+  const rows = [];
+  // Long names (the hashed path), and the most names one object may hold (max_object_members) at
+  // the longest length kept as is (32) and just beyond it.
+  const shapes = [
+    { count: 2000, nameChars: 100 * 1024 },
+    { count: 4000, nameChars: 100 * 1024 },
+    { count: 1_000_000, nameChars: 32 },
+    { count: 1_000_000, nameChars: 40 },
+  ];
+  for (const { count, nameChars } of shapes) {
+    const file = path.join(DIR, `names-${count}x${nameChars}.json`);
+    if (!existsSync(file)) {
+      mkdirSync(DIR, { recursive: true });
+      log(
+        `writing ${count} member names of ${nameChars} bytes to ${path.relative(process.cwd(), file)}`,
+      );
+      const fd = openSync(`${file}.tmp`, "w");
+      writeSync(fd, "{");
+      let parts = [];
+      for (let i = 0; i < count; i++) {
+        parts.push(`${i > 0 ? "," : ""}"${String(i).padStart(nameChars, "n")}":${i}`);
+        if (parts.length >= 1000) {
+          writeSync(fd, parts.join(""));
+          parts = [];
+        }
+      }
+      writeSync(fd, `${parts.join("")}}\n`);
+      closeSync(fd);
+      renameSync(`${file}.tmp`, file);
+    }
+    // A fresh process per measurement, so the peak belongs to this input alone.
+    const script = `
+      const { compileQuery, fileHandleReader, runQuery, validate } = await import(${JSON.stringify(ENGINE_URL)});
+      const { open } = await import("node:fs/promises");
+      const h = await open(${JSON.stringify(file)}, "r");
+      const reader = fileHandleReader(h, (await h.stat()).size);
+      const t0 = performance.now();
+      await validate(reader, "json", "full");
+      const validateMs = performance.now() - t0;
+      const validateRss = process.resourceUsage().maxRSS * 1024;
+      let n = 0;
+      for await (const _ of runQuery(reader, "json", compileQuery("jsonpath", "$.*"))) n++;
+      console.log(JSON.stringify({ validateMs, validateRss, queryRss: process.resourceUsage().maxRSS * 1024, n }));
+      await h.close();`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    if (r.status !== 0) throw new Error(r.stderr);
+    const m = JSON.parse(r.stdout);
+    rows.push([
+      `${count} names × ${fmtBytes(nameChars)} (${fmtBytes(statSync(file).size)})`,
+      fmtMs(m.validateMs),
+      fmtBytes(m.validateRss),
+      `${fmtBytes(m.queryRss)} (${m.n} matches)`,
+    ]);
+  }
+  printTable(
+    "Engine peak RSS on one object with many or long member names (fresh process each)",
+    ["input", "validate full", "peak RSS after validate", "peak RSS after also $.*"],
+    rows,
   );
 }

@@ -378,6 +378,13 @@ const TOOL_ARGS: CliOption[] = [
     help: "clamp longer match lines around the match",
     defaultText: "400",
   }),
+  cmd(["search"], {
+    flag: "count",
+    value: "MODE",
+    arg: "count",
+    help: "exact (every file read for the total), at_least (a lower bound, sooner) or none",
+    defaultText: "exact",
+  }),
   cmd(["tail"], {
     flag: "before",
     value: "C",
@@ -399,7 +406,12 @@ const TOOL_ARGS: CliOption[] = [
     flag: "grep",
     value: "P",
     arg: "grep",
-    help: "only records containing P, or matching the regex /P/flags",
+    help: "only records matching the regular expression P (smart case)",
+  }),
+  cmd(["tail"], {
+    flag: "grep-literal",
+    arg: "grep_literal",
+    help: "--grep is plain text, not a regular expression",
   }),
   cmd(["tail"], {
     flag: "limit",

@@ -547,7 +547,9 @@ export class QueryEvaluator implements TokenSink {
         this.#selectedSomething = true;
         if (decision === null) decision = t.decision;
         else if (decision.parent !== t.decision) throw internal("decision parent mismatch");
-        const key = seg.descendant ? [...t.key, parent.start, j, ord] : [...t.key, j, ord];
+        const key = seg.descendant
+          ? extendKey(t.key, 3, parent.start, j, ord)
+          : extendKey(t.key, 2, j, ord, 0);
         if (t.seg + 1 === this.#n) {
           if (this.#replaying) continue;
           const e = this.#newEntry(
@@ -557,23 +559,29 @@ export class QueryEvaluator implements TokenSink {
             end,
             decision,
           );
-          if (this.#pendingOpenEntries) this.#pendingOpenEntries.push(e);
-          else this.#pendingOpenEntries = [e];
+          // Only a container's entries wait for their end (a scalar's is known).
+          if (isContainer) {
+            if (this.#pendingOpenEntries) this.#pendingOpenEntries.push(e);
+            else this.#pendingOpenEntries = [e];
+          }
           this.#insert(e);
         } else if (isContainer) {
-          if (childThreads === NO_THREADS) childThreads = [];
-          childThreads.push({ seg: t.seg + 1, key, decision, done: 0, trackers: null });
+          const thread: Thread = { seg: t.seg + 1, key, decision, done: 0, trackers: null };
+          // Perf: a one-element literal is allocated at its size (an empty array grows to 17).
+          if (childThreads === NO_THREADS) childThreads = [thread];
+          else childThreads.push(thread);
         }
       }
       if (seg.descendant && isContainer) {
-        if (childThreads === NO_THREADS) childThreads = [];
-        childThreads.push({
+        const thread: Thread = {
           seg: t.seg,
           key: t.key,
           decision: t.decision,
           done: 0,
           trackers: null,
-        });
+        };
+        if (childThreads === NO_THREADS) childThreads = [thread];
+        else childThreads.push(thread);
       }
     }
     return childThreads;
@@ -978,7 +986,9 @@ export class QueryEvaluator implements TokenSink {
     t.done |= bit(req.j);
     if (found) {
       const seg = this.#segs[t.seg];
-      const key = seg.descendant ? [...t.key, f.start, req.j, 0] : [...t.key, req.j, 0];
+      const key = seg.descendant
+        ? extendKey(t.key, 3, f.start, req.j, 0)
+        : extendKey(t.key, 2, req.j, 0, 0);
       const e = this.#newEntry(
         key,
         childPointer(this.#pointerOf(f), req.name, -1),
@@ -1105,10 +1115,11 @@ export class QueryEvaluator implements TokenSink {
   /** The container path at the current position (just after a value). */
   #path(): ResumeStep[] {
     const tok = this.#tok;
-    const path: ResumeStep[] = [];
+    // Perf: allocated at its final size (one per emitted match on document-ordered queries).
+    const path = new Array<ResumeStep>(tok.depth);
     for (let d = 0; d < tok.depth; d++) {
-      if (tok.kinds[d] === KIND_OBJECT) path.push({ keyAt: tok.keyAt[d], key: tok.keys[d] });
-      else path.push(tok.index[d]);
+      path[d] =
+        tok.kinds[d] === KIND_OBJECT ? { keyAt: tok.keyAt[d], key: tok.keys[d] } : tok.index[d];
     }
     return path;
   }
@@ -1213,6 +1224,20 @@ const CHECKPOINT_BYTES = 256 * 1024;
 
 /** Perf: shared by every container without partial matches (never mutated). */
 const NO_THREADS: Thread[] = [];
+
+/**
+ * `base` followed by the first `extra` of `a`, `b`, `c`: an order key one segment deeper. Perf: one
+ * allocation at the final size (an array spread goes through the iteration protocol).
+ */
+function extendKey(base: number[], extra: 2 | 3, a: number, b: number, c: number): number[] {
+  const n = base.length;
+  const key = new Array<number>(n + extra);
+  for (let i = 0; i < n; i++) key[i] = base[i];
+  key[n] = a;
+  key[n + 1] = b;
+  if (extra === 3) key[n + 2] = c;
+  return key;
+}
 
 function bit(j: number): number {
   return j < 30 ? 1 << j : 0;

@@ -322,22 +322,25 @@ export function compare(op: string, a: Value | undefined, b: Value | undefined):
 
 function equal(a: Value | undefined, b: Value | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!equal(a[i], b[i])) return false;
-    return true;
+  // Iterative (pairs still to compare): values may nest as deep as max_depth allows.
+  const pending: (Value | undefined)[] = [a, b];
+  while (pending.length > 0) {
+    const y = pending.pop();
+    const x = pending.pop();
+    if (x === y) continue;
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pending.push(x[i], y[i]);
+    } else if (x instanceof Map) {
+      if (!(y instanceof Map) || x.size !== y.size) return false;
+      for (const [k, v] of x) {
+        if (!y.has(k)) return false;
+        pending.push(v as Value, y.get(k) as Value);
+      }
+    } else return false;
   }
-  if (a instanceof Map) {
-    if (!(b instanceof Map) || a.size !== b.size) return false;
-    for (const [k, v] of a) {
-      if (!b.has(k)) return false;
-      if (!equal(v as Value, b.get(k) as Value)) return false;
-    }
-    return true;
-  }
-  return false;
+  return true;
 }
 
 function less(a: Value | undefined, b: Value | undefined): boolean {
@@ -376,11 +379,19 @@ export function evalSegments(segments: Segment[], start: Value, ctx: EvalContext
   return nodes;
 }
 
+/** The descendant segment over `node`: its selectors applied to it and every descendant, in document order. */
 function descend(node: Value, selectors: Selector[], out: Value[], ctx: EvalContext): void {
-  applySelectors(node, selectors, out, ctx);
-  if (Array.isArray(node)) for (const c of node) descend(c, selectors, out, ctx);
-  else if (node instanceof Map)
-    for (const c of node.values()) descend(c as Value, selectors, out, ctx);
+  // Iterative (a stack of nodes still to visit): values may nest as deep as max_depth allows.
+  const stack: Value[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop() as Value;
+    applySelectors(n, selectors, out, ctx);
+    if (Array.isArray(n)) for (let i = n.length - 1; i >= 0; i--) stack.push(n[i]);
+    else if (n instanceof Map) {
+      const children = [...n.values()] as Value[];
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    }
+  }
 }
 
 function applySelectors(node: Value, selectors: Selector[], out: Value[], ctx: EvalContext): void {

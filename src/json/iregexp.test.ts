@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { PagewiseError } from "../core/index.js";
 import { compileIRegexp } from "./iregexp.js";
 import { DEFAULT_JSON_LIMITS } from "./limits.js";
 
@@ -37,6 +38,14 @@ const PATTERNS = [
   "a{0,}",
   "(a*)*b",
   "",
+  "^ab",
+  "b$",
+  "^(a|b)*$",
+  "a|^b",
+  "(^a|b)c",
+  "a$|b",
+  "[$^a]",
+  "[^^]",
 ];
 
 describe("I-Regexp", () => {
@@ -54,7 +63,58 @@ describe("I-Regexp", () => {
     expect(full("a.b")!.test("a😀b")).toBe(true);
     expect(full("a.b")!.test("a\nb")).toBe(false);
     expect(full("a.b")!.test("a\rb")).toBe(false);
-    expect(full("^a$")!.test("^a$")).toBe(true); // ^ and $ are ordinary characters
+  });
+
+  test("^ and $ outside a class anchor at the start and end of the string", () => {
+    const caret = full("^ab.*")!;
+    expect(["abc", "axc", "ab", "xab"].filter((s) => caret.test(s))).toEqual(["abc", "ab"]);
+    const dollar = full(".*bc$")!;
+    expect(["abc", "axc", "ab", "abcx"].filter((s) => dollar.test(s))).toEqual(["abc"]);
+    expect(search("^ab")!.test("xab")).toBe(false);
+    expect(search("^ab")!.test("abx")).toBe(true);
+    expect(search("b$")!.test("ab")).toBe(true);
+    expect(search("b$")!.test("ba")).toBe(false);
+    expect(search("a^b")!.test("a^b")).toBe(false);
+    expect(full("^")!.test("")).toBe(true);
+    expect(full("[$^]+")!.test("$^")).toBe(true); // inside a class they are characters
+    expect(full("[^^]")!.test("^")).toBe(false);
+    expect(full("\\^")!.test("^")).toBe(true);
+  });
+
+  test("catastrophic patterns cost at most (input + 1) × states steps", () => {
+    const input = `${"a".repeat(5000)}!`;
+    for (const [p, whole] of [
+      ["(a|a)*b", true],
+      ["(a+)+", true],
+      ["(a*)*b", false],
+      ["(.*a){20}", true],
+      ["(a|aa)+$", false],
+    ] as const) {
+      const re = compileIRegexp(p, whole, DEFAULT_JSON_LIMITS)!;
+      expect(re.test(input)).toBe(false);
+      expect(re.steps).toBeGreaterThan(0);
+      expect(re.steps).toBeLessThanOrEqual((input.length + 1) * re.states);
+    }
+  });
+
+  test("nesting of groups is bounded by max_regex_nesting, never by the stack", () => {
+    const nested = (n: number) => `${"(".repeat(n)}a${")".repeat(n)}`;
+    expect(full(nested(64))!.test("a")).toBe(true);
+    for (const n of [65, 100_000]) {
+      let err: unknown;
+      try {
+        full(nested(n));
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(PagewiseError);
+      expect(err).toMatchObject({
+        code: "RESOURCE_LIMIT_EXCEEDED",
+        details: { limit: { name: "max_regex_nesting", limit: 64, value: 65 } },
+      });
+    }
+    // Many groups side by side are not nested.
+    expect(full("(a)".repeat(1000))).not.toBeNull();
   });
 
   test.each([
@@ -70,6 +130,9 @@ describe("I-Regexp", () => {
     "\\p{Xx}",
     "[b-a]",
     "a{,2}",
+    "^*",
+    "a$+",
+    "$*",
   ])("%j is not an I-Regexp", (p) => {
     expect(full(p)).toBeNull();
   });

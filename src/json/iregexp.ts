@@ -6,9 +6,16 @@
  * set by state set (no backtracking): time is O(input length × pattern states) whatever the pattern,
  * so "catastrophic" patterns such as `(a|a)*b` or `(a+)+$` cannot blow up. Bounds: the compiled size
  * (`max_regex_states`, counted after expanding `{n,m}`) and the input length
- * (`max_regex_input_chars`); exceeding either is `RESOURCE_LIMIT_EXCEEDED`. Semantics follow the
- * RFC's mapping to ECMAScript: `.` matches any character but LF and CR; `\p{…}` / `\P{…}` are
- * Unicode general categories; matching is over code points.
+ * (`max_regex_input_chars`), and the nesting of groups (`max_regex_nesting`: the parser recurses once
+ * per group); exceeding any is `RESOURCE_LIMIT_EXCEEDED`. Semantics follow the RFC's mapping to
+ * ECMAScript: `.` matches any character but LF and CR; `\p{…}` / `\P{…}` are Unicode general
+ * categories; matching is over code points.
+ *
+ * `^` and `$` outside a character class: RFC 9485's grammar lists them among the ordinary
+ * characters, but the regular-expression engines it maps to (and the JSONPath compliance test
+ * suite, "explicit caret" / "explicit dollar") read them as the start and end of the string. They are
+ * anchors here, so `match(@, '^ab.*')` equals `match(@, 'ab.*')` and `search(@, '^ab')` only
+ * finds "ab" at the start. Inside a class they keep their class meaning (`[^…]`, `[$]`).
  */
 
 import { PagewiseError } from "../core/index.js";
@@ -16,6 +23,8 @@ import type { JsonLimits } from "./limits.js";
 
 type Node =
   | { t: "set"; test: (cp: number) => boolean }
+  /** `^` (start of the string) or `$` (its end). */
+  | { t: "anchor"; end: boolean }
   | { t: "cat"; items: Node[] }
   | { t: "alt"; items: Node[] }
   | { t: "rep"; item: Node; min: number; max: number };
@@ -24,10 +33,16 @@ const OP_CHAR = 0;
 const OP_SPLIT = 1;
 const OP_MATCH = 2;
 const OP_JUMP = 3;
+const OP_BEGIN = 4; // passes only at the start of the input
+const OP_END = 5; // passes only at the end of the input
 
 export interface IRegexp {
   /** True when the pattern matches the whole string (match) or a substring (search). */
   test(input: string): boolean;
+  /** States of the compiled automaton. */
+  readonly states: number;
+  /** States the last {@link test} visited: at most (input code points + 1) × states. */
+  readonly steps: number;
 }
 
 /**
@@ -41,7 +56,7 @@ export function compileIRegexp(
 ): IRegexp | null {
   let ast: Node;
   try {
-    ast = new RegexParser(pattern).parse();
+    ast = new RegexParser(pattern, limits.maxRegexNesting).parse();
   } catch (e) {
     if (e === INVALID) return null;
     throw e;
@@ -73,8 +88,12 @@ function categoryTest(name: string, negate: boolean): (cp: number) => boolean {
 
 class RegexParser {
   pos = 0;
+  depth = 0;
   readonly cps: number[];
-  constructor(pattern: string) {
+  constructor(
+    pattern: string,
+    readonly maxNesting: number,
+  ) {
     this.cps = [];
     for (const ch of pattern) {
       const cp = ch.codePointAt(0)!;
@@ -109,6 +128,8 @@ class RegexParser {
       if (c === -1 || c === 0x7c || c === 0x29 /* ) */) break;
       let atom = this.parseAtom();
       const q = this.peek();
+      if (atom.t === "anchor" && (q === 0x2a || q === 0x2b || q === 0x3f || q === 0x7b))
+        throw INVALID;
       if (q === 0x2a) {
         this.pos++;
         atom = { t: "rep", item: atom, min: 0, max: Number.POSITIVE_INFINITY };
@@ -154,11 +175,28 @@ class RegexParser {
     switch (c) {
       case 0x28: {
         this.pos++;
+        if (++this.depth > this.maxNesting) {
+          throw new PagewiseError(
+            "RESOURCE_LIMIT_EXCEEDED",
+            `The regular expression nests groups too deeply: max_regex_nesting is ${this.maxNesting}`,
+            {
+              limit: { name: "max_regex_nesting", limit: this.maxNesting, value: this.depth },
+              hint: "Remove redundant parentheses from the pattern.",
+            },
+          );
+        }
         const inner = this.parseAlt();
         if (this.peek() !== 0x29) throw INVALID;
         this.pos++;
+        this.depth--;
         return inner;
       }
+      case 0x5e:
+        this.pos++;
+        return { t: "anchor", end: false };
+      case 0x24:
+        this.pos++;
+        return { t: "anchor", end: true };
       case 0x2e:
         this.pos++;
         return { t: "set", test: (cp) => cp !== 0x0a && cp !== 0x0d };
@@ -357,6 +395,10 @@ class Program {
         const s = this.emit(OP_CHAR, node.test, -1, -1);
         return { entry: s, outs: [s * 2] };
       }
+      case "anchor": {
+        const s = this.emit(node.end ? OP_END : OP_BEGIN, null, -1, -1);
+        return { entry: s, outs: [s * 2] };
+      }
       case "cat": {
         if (node.items.length === 0) {
           const s = this.emit(OP_JUMP, null, -1, -1);
@@ -418,6 +460,7 @@ class NfaMatcher implements IRegexp {
   readonly #maxInput: number;
   #mark: Uint32Array;
   #gen = 0;
+  steps = 0;
 
   constructor(p: Program, start: number, whole: boolean, maxInput: number) {
     this.#p = p;
@@ -425,6 +468,10 @@ class NfaMatcher implements IRegexp {
     this.#whole = whole;
     this.#maxInput = maxInput;
     this.#mark = new Uint32Array(p.op.length);
+  }
+
+  get states(): number {
+    return this.#p.op.length;
   }
 
   test(input: string): boolean {
@@ -439,9 +486,12 @@ class NfaMatcher implements IRegexp {
       );
     }
     const p = this.#p;
+    this.steps = 0;
     let cur: number[] = [];
     let nxt: number[] = [];
     this.#newGen();
+    this.#atStart = true;
+    this.#atEnd = input.length === 0;
     if (this.#add(cur, this.#start)) {
       if (!this.#whole) return true;
       if (input.length === 0) return true;
@@ -450,6 +500,8 @@ class NfaMatcher implements IRegexp {
       const cp = input.codePointAt(i)!;
       i += cp > 0xffff ? 2 : 1;
       this.#newGen();
+      this.#atStart = false;
+      this.#atEnd = i >= input.length;
       let matched = false;
       for (const s of cur) {
         if (p.op[s] === OP_CHAR && p.test[s]!(cp)) {
@@ -469,6 +521,10 @@ class NfaMatcher implements IRegexp {
     return false;
   }
 
+  /** Whether the closure being computed is at the start / the end of the input (for `^` / `$`). */
+  #atStart = false;
+  #atEnd = false;
+
   #newGen(): void {
     this.#gen++;
     if (this.#gen === 0xffffffff) {
@@ -486,6 +542,7 @@ class NfaMatcher implements IRegexp {
       const x = stack.pop()!;
       if (x < 0 || this.#mark[x] === this.#gen) continue;
       this.#mark[x] = this.#gen;
+      this.steps++;
       switch (p.op[x]) {
         case OP_CHAR:
           list.push(x);
@@ -495,6 +552,12 @@ class NfaMatcher implements IRegexp {
           break;
         case OP_JUMP:
           stack.push(p.next[x]);
+          break;
+        case OP_BEGIN:
+          if (this.#atStart) stack.push(p.next[x]);
+          break;
+        case OP_END:
+          if (this.#atEnd) stack.push(p.next[x]);
           break;
         case OP_SPLIT:
           stack.push(p.alt[x], p.next[x]);

@@ -37,8 +37,12 @@ export function parseJsonPath(query: string, limits: JsonLimits): Segment[] {
   return p.parseQuery();
 }
 
+const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+
 class Parser {
   pos = 0;
+  /** Filters, parentheses and function calls open around the current position. */
+  nesting = 0;
   constructor(
     readonly src: string,
     readonly limits: JsonLimits,
@@ -49,6 +53,28 @@ class Parser {
       location: { position: at, column: at + 1 },
       hint: "JSONPath follows RFC 9535, e.g. $.store.book[0].title, $..price, $.items[?@.price < 10].",
     });
+  }
+
+  /**
+   * Enters a nested filter, parenthesis or function call. The parser (and every later pass over the
+   * expression) recurses once per level, so the depth is bounded before the stack is.
+   */
+  enter(at: number): void {
+    if (++this.nesting <= this.limits.maxQueryNesting) return;
+    const limit = this.limits.maxQueryNesting;
+    throw new PagewiseError(
+      "RESOURCE_LIMIT_EXCEEDED",
+      `The JSONPath nests filters, parentheses and function calls too deeply: max_query_nesting is ${limit}`,
+      {
+        limit: { name: "max_query_nesting", limit, value: this.nesting },
+        location: { position: at, column: at + 1 },
+        hint: "Flatten the query: combine conditions with && and || rather than nesting them.",
+      },
+    );
+  }
+
+  leave(): void {
+    this.nesting--;
   }
 
   peek(offset = 0): string {
@@ -173,9 +199,12 @@ class Parser {
       return { kind: "wildcard" };
     }
     if (c === "?") {
+      this.enter(this.pos);
       this.pos++;
       this.skipWs();
-      return { kind: "filter", expr: this.parseLogicalOr() };
+      const expr = this.parseLogicalOr();
+      this.leave();
+      return { kind: "filter", expr };
     }
     if (c === ":" || c === "-" || (c >= "0" && c <= "9")) {
       let start: number | null = null;
@@ -349,8 +378,11 @@ class Parser {
       return { kind: "not", arg: inner };
     }
     if (this.peek() === "(") return this.parseParen();
-    // comparison or test
-    const left = this.parseComparableOrTest();
+    return this.finishBasic(this.parseComparableOrTest(), start);
+  }
+
+  /** A comparison whose left side is `left`, or `left` as a test. */
+  finishBasic(left: Comparable, start: number): LogicalExpr {
     const save = this.pos;
     this.skipWs();
     const op = this.parseCompareOp();
@@ -364,11 +396,13 @@ class Parser {
   }
 
   parseParen(): LogicalExpr {
+    this.enter(this.pos);
     this.expect("(");
     this.skipWs();
     const expr = this.parseLogicalOr();
     this.skipWs();
     this.expect(")");
+    this.leave();
     return expr;
   }
 
@@ -429,7 +463,8 @@ class Parser {
 
   parseNumber(): number {
     const start = this.pos;
-    const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/.exec(this.src.slice(this.pos));
+    NUMBER.lastIndex = this.pos;
+    const m = NUMBER.exec(this.src);
     if (!m) this.fail("invalid number");
     const text = m[0];
     if (text.startsWith("-0") && text.length === 2) {
@@ -471,6 +506,7 @@ class Parser {
         },
       );
     }
+    this.enter(start);
     this.pos++;
     this.skipWs();
     const args: FunctionArg[] = [];
@@ -487,6 +523,7 @@ class Parser {
       }
     }
     this.expect(")");
+    this.leave();
     if (args.length !== def.params.length) {
       this.fail(
         `${name}() takes ${def.params.length} argument${def.params.length === 1 ? "" : "s"}`,
@@ -509,40 +546,66 @@ class Parser {
     return call;
   }
 
+  /**
+   * A function argument (RFC 9535 §2.4.1): a literal, a filter query or a function call standing
+   * alone (`length(value(@.a))`: any result type, checked against the parameter), or else a logical
+   * expression (`count(…) > 0`, `@.a && @.b`).
+   */
   parseFunctionArg(type: FunctionType, index: number): FunctionArg {
     const start = this.pos;
     const c = this.peek();
-    // A literal alone, unless it begins a comparison (a logical argument).
-    const isLiteralStart =
+    const standsAlone =
       c === "'" ||
       c === '"' ||
       c === "-" ||
       (c >= "0" && c <= "9") ||
-      /^(true|false|null)(?![a-z0-9_])/.test(this.src.slice(this.pos));
-    if (isLiteralStart) {
-      const lit = this.parseComparableOrTest();
+      c === "@" ||
+      c === "$" ||
+      (c >= "a" && c <= "z");
+    if (standsAlone) {
+      const item = this.parseComparableOrTest();
       const save = this.pos;
       this.skipWs();
       const next = this.peek();
-      if (!(next === "," || next === ")")) {
-        this.pos = start;
-        return this.checkArg(this.parseLogicalOr(), type, index, start);
-      }
       this.pos = save;
-      return this.checkArg(lit, type, index, start);
+      if (next === "," || next === ")") return this.checkArg(item, type, index, start);
+      // Perf: the item begins a logical expression; it is not parsed again (nested arguments would
+      // make that exponential in the depth).
+      const first = this.finishBasic(item, start);
+      return this.checkArg(this.continueLogicalOr(first), type, index, start);
     }
-    const expr = this.parseLogicalOr();
-    // A bare query or function is that query/function, not a logical expression.
-    if (expr.kind === "exists" && !this.wasWrapped(start))
-      return this.checkArg(expr.query, type, index, start);
-    if (expr.kind === "test" && !this.wasWrapped(start))
-      return this.checkArg(expr.call, type, index, start);
-    return this.checkArg(expr, type, index, start);
+    return this.checkArg(this.parseLogicalOr(), type, index, start);
   }
 
-  wasWrapped(start: number): boolean {
-    const c = this.src.charAt(start);
-    return c === "(" || c === "!";
+  /** The rest of a logical-or expression whose first basic expression is `first`. */
+  continueLogicalOr(first: LogicalExpr): LogicalExpr {
+    const and = [first];
+    for (;;) {
+      const save = this.pos;
+      this.skipWs();
+      if (this.src.startsWith("&&", this.pos)) {
+        this.pos += 2;
+        this.skipWs();
+        and.push(this.parseBasic());
+      } else {
+        this.pos = save;
+        break;
+      }
+    }
+    const or = [and.length === 1 ? and[0] : ({ kind: "and", args: and } as LogicalExpr)];
+    for (;;) {
+      const save = this.pos;
+      this.skipWs();
+      if (this.src.startsWith("||", this.pos)) {
+        this.pos += 2;
+        this.skipWs();
+        or.push(this.parseLogicalAnd());
+      } else {
+        this.pos = save;
+        break;
+      }
+    }
+    return or.length === 1 ? or[0] : { kind: "or", args: or };
   }
 
   checkArg(arg: FunctionArg, type: FunctionType, index: number, at: number): FunctionArg {

@@ -1,8 +1,9 @@
 /**
  * @module
- * Limits of the JSON engine, with their defaults. Every limit is a server option; exceeding one is
- * `RESOURCE_LIMIT_EXCEEDED` with `limit: {name, limit, value}` where `name` is the snake_case name
- * given on each field below.
+ * Limits of the JSON engine, with their defaults. Exceeding one is `RESOURCE_LIMIT_EXCEEDED` with
+ * `limit: {name, limit, value}` where `name` is the snake_case name given on each field below. Every
+ * limit is a server option except the two nesting limits, which keep the parsers' recursion far from
+ * the end of the stack and so are not meant to be raised.
  */
 
 export interface JsonLimits {
@@ -29,6 +30,13 @@ export interface JsonLimits {
   maxRegexStates: number;
   /** `max_regex_input_chars`: code points of one string tested by `match()`/`search()`. Default 100,000. */
   maxRegexInputChars: number;
+  /**
+   * `max_query_nesting`: filters, parentheses and function calls nested inside one another in a
+   * JSONPath query (`$[?@[?@…]]`, `((…))`, `length(value(…))`). Default 64.
+   */
+  maxQueryNesting: number;
+  /** `max_regex_nesting`: groups nested inside one another in an I-Regexp (`((…))`). Default 64. */
+  maxRegexNesting: number;
   /** `probe_bytes`: bytes validated by `validation: "probe"`. Default 4 MiB. */
   probeBytes: number;
 }
@@ -44,6 +52,8 @@ export const DEFAULT_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
   maxQueryThreads: 100_000,
   maxRegexStates: 10_000,
   maxRegexInputChars: 100_000,
+  maxQueryNesting: 64,
+  maxRegexNesting: 64,
   probeBytes: 4 * 1024 * 1024,
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import {
+  bufferReader,
   compactJsonText,
   compileQuery,
   decodeResume,
@@ -83,5 +84,55 @@ describe("errors met after a resume", () => {
       controller.signal,
     );
     await expect(gen.next()).rejects.toMatchObject({ code: "CANCELLED" });
+  });
+});
+
+describe("runQuery as an async iterator", () => {
+  const doc = new TextEncoder().encode(
+    `${Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ id: i })).join("\n")}\n`,
+  );
+  const countingReader = () => {
+    const inner = bufferReader(doc);
+    const counter = {
+      bytes: 0,
+      size: inner.size,
+      async read(position: number, length: number) {
+        const out = await inner.read(position, length);
+        counter.bytes += out.length;
+        return out;
+      },
+    };
+    return counter;
+  };
+
+  test("stopping early reads only as far as the matches handed out needed", async () => {
+    const reader = countingReader();
+    const it = runQuery(reader, "jsonl", compileQuery("jsonpath", "$[*].id"));
+    const first = await it.next();
+    expect(first.done).toBe(false);
+    await it.return(undefined);
+    expect(reader.bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(await it.next()).toEqual({ done: true, value: undefined });
+  });
+
+  test("next() calls made without waiting get every match once, in order", async () => {
+    const q = compileQuery("jsonpath", "$[*].id");
+    const sequential: string[] = [];
+    for await (const m of runQuery(countingReader(), "jsonl", q)) sequential.push(m.pointer);
+    const it = runQuery(countingReader(), "jsonl", q);
+    const results = await Promise.all(
+      Array.from({ length: sequential.length + 2 }, () => it.next()),
+    );
+    expect(results.filter((r) => !r.done).map((r) => r.value!.pointer)).toEqual(sequential);
+    expect(results.slice(-2).every((r) => r.done)).toBe(true);
+  });
+
+  test("an error after some matches comes after them", async () => {
+    const bad = new TextEncoder().encode('{"id":1}\n{"id":2}\n{"id":3,}\n');
+    const it = runQuery(bufferReader(bad), "jsonl", compileQuery("jsonpath", "$[*].id"));
+    expect((await it.next()).value?.pointer).toBe("/0/id");
+    expect((await it.next()).value?.pointer).toBe("/1/id");
+    expect((await it.next()).value?.pointer).toBe("/2/id"); // complete before the stray comma
+    await expect(it.next()).rejects.toMatchObject({ code: "SYNTAX_ERROR" });
   });
 });

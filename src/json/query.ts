@@ -97,7 +97,7 @@ export function compileQuery(
  * the state was made for. Stop consuming whenever a page is full; the last match's `resume` is the
  * state to continue from.
  */
-export async function* runQuery(
+export function runQuery(
   reader: ByteReader,
   format: JsonFormat,
   compiled: CompiledQuery,
@@ -105,6 +105,74 @@ export async function* runQuery(
   limits?: Partial<JsonLimits>,
   signal?: AbortSignal,
 ): AsyncGenerator<JsonMatch, void, undefined> {
+  return new MatchIterator(matchBatches(reader, format, compiled, resume, limits, signal));
+}
+
+/**
+ * Hands out the matches of {@link matchBatches} one by one. Perf: an async generator allocates a
+ * request and several promises per `yield`; the driver yields once per chunk read instead, and a match
+ * already in hand costs one resolved promise. Reads happen exactly when they did with one `yield` per
+ * match: the next batch is asked for only once this one is used up.
+ */
+class MatchIterator implements AsyncGenerator<JsonMatch, void, undefined> {
+  #batch: JsonMatch[] = [];
+  #at = 0;
+  constructor(readonly batches: AsyncGenerator<JsonMatch[], void, undefined>) {}
+
+  #fetching: Promise<IteratorResult<JsonMatch, void>> | null = null;
+
+  next(): Promise<IteratorResult<JsonMatch, void>> {
+    // A call made while the next batch is on its way waits for it (requests stay in order).
+    if (this.#fetching) return this.#fetching.then(() => this.next());
+    if (this.#at < this.#batch.length)
+      return Promise.resolve({ done: false, value: this.#batch[this.#at++] });
+    const fetching = this.#nextBatch();
+    this.#fetching = fetching;
+    const clear = (): void => {
+      if (this.#fetching === fetching) this.#fetching = null;
+    };
+    fetching.then(clear, clear);
+    return fetching;
+  }
+
+  async #nextBatch(): Promise<IteratorResult<JsonMatch, void>> {
+    while (this.#at >= this.#batch.length) {
+      const r = await this.batches.next();
+      if (r.done) return { done: true, value: undefined };
+      this.#batch = r.value;
+      this.#at = 0;
+    }
+    return { done: false, value: this.#batch[this.#at++] };
+  }
+
+  async return(): Promise<IteratorResult<JsonMatch, void>> {
+    this.#batch = [];
+    this.#at = 0;
+    await this.batches.return(undefined);
+    return { done: true, value: undefined };
+  }
+
+  async throw(e: unknown): Promise<IteratorResult<JsonMatch, void>> {
+    this.#batch = [];
+    this.#at = 0;
+    await this.batches.return(undefined);
+    throw e;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+/** The driver of {@link runQuery}: the matches each chunk released, `skip` applied, in order. */
+async function* matchBatches(
+  reader: ByteReader,
+  format: JsonFormat,
+  compiled: CompiledQuery,
+  resume?: ResumeState,
+  limits?: Partial<JsonLimits>,
+  signal?: AbortSignal,
+): AsyncGenerator<JsonMatch[], void, undefined> {
   const lim = resolveLimits(limits);
   if (compiled.segments.length === 0 && format !== "json") {
     throw new PagewiseError(
@@ -149,15 +217,13 @@ export async function* runQuery(
         }
       }
       pos += chunk.length;
-      if (ev.out.length > 0) {
+      if (ev.out.length > skip) {
         const out = ev.out.splice(0, ev.out.length);
-        for (const m of out) {
-          if (skip > 0) {
-            skip--;
-            continue;
-          }
-          yield m;
-        }
+        yield skip > 0 ? out.slice(skip) : out;
+        skip = 0;
+      } else if (ev.out.length > 0) {
+        skip -= ev.out.length;
+        ev.out.length = 0;
       }
     }
     if (pos >= size) tok.end();
@@ -165,22 +231,12 @@ export async function* runQuery(
     // Matches released before the problem are still delivered (they were complete and in order),
     // so whether a page fails does not depend on where chunks happen to be cut.
     const error = await withAbsoluteLocation(e, reader, startOffset);
-    for (const m of ev.out.splice(0, ev.out.length)) {
-      if (skip > 0) {
-        skip--;
-        continue;
-      }
-      yield m;
-    }
+    const rest = ev.out.splice(0, ev.out.length);
+    if (rest.length > skip) yield rest.slice(skip);
     throw error;
   }
-  for (const m of ev.out.splice(0, ev.out.length)) {
-    if (skip > 0) {
-      skip--;
-      continue;
-    }
-    yield m;
-  }
+  const rest = ev.out.splice(0, ev.out.length);
+  if (rest.length > skip) yield rest.slice(skip);
 }
 
 /** Detects the format of a source (see the contract's json_open). */
@@ -428,14 +484,34 @@ async function evaluateAbsolute(
   return out;
 }
 
-function toValue(v: unknown): Value {
-  if (Array.isArray(v)) return v.map(toValue);
-  if (v !== null && typeof v === "object") {
-    const m = new Map<string, Value>();
-    for (const k of Object.keys(v)) m.set(k, toValue((v as Record<string, unknown>)[k]));
-    return m;
+/** A parsed JSON value in the filter form (objects as Maps). Iterative: values may nest as deep as max_depth allows. */
+function toValue(root: unknown): Value {
+  const convert = (v: unknown): Value => {
+    if (Array.isArray(v)) return new Array<Value>(v.length);
+    if (v !== null && typeof v === "object") return new Map<string, Value>();
+    return v as Value;
+  };
+  const out = convert(root);
+  const work: [unknown, Value][] = [[root, out]];
+  while (work.length > 0) {
+    const [src, dst] = work.pop()!;
+    if (Array.isArray(src)) {
+      const arr = dst as Value[];
+      for (let i = 0; i < src.length; i++) {
+        arr[i] = convert(src[i]);
+        if (src[i] !== null && typeof src[i] === "object") work.push([src[i], arr[i]]);
+      }
+    } else if (src !== null && typeof src === "object") {
+      const map = dst as Map<string, Value>;
+      for (const k of Object.keys(src)) {
+        const child = (src as Record<string, unknown>)[k];
+        const c = convert(child);
+        map.set(k, c);
+        if (child !== null && typeof child === "object") work.push([child, c]);
+      }
+    }
   }
-  return v as Value;
+  return out;
 }
 
 function levelsOf(format: JsonFormat, state: ResumeState): ResumeLevel[] {

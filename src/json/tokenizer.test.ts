@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_JSON_LIMITS } from "./limits.js";
 import { enc, runAll, tokenize } from "./test-support/helpers.js";
-import { NULL_SINK, Tokenizer } from "./tokenizer.js";
+import { type JsonFormat, NULL_SINK, Tokenizer } from "./tokenizer.js";
 
 /** Text and raw bytes: numbers are bytes, strings are UTF-8. */
 function bytes(...parts: (string | number)[]): Uint8Array {
@@ -156,6 +156,18 @@ const REJECT: [string | Uint8Array, string][] = [
   ['{"a":"b"}//', "UNSUPPORTED_SYNTAX"],
   ['{"a":/*comment*/"b"}', "UNSUPPORTED_SYNTAX"],
   ["[1, // one\n2]", "UNSUPPORTED_SYNTAX"],
+  // Only `//` and `/*` begin a comment; any other '/' is a plain syntax error.
+  ['{"value":/}', "SYNTAX_ERROR"],
+  ['{"a":"b"}/', "SYNTAX_ERROR"],
+  ['{"a":"b"}/x', "SYNTAX_ERROR"],
+  ["[1/2]", "SYNTAX_ERROR"],
+  ["[1,/]", "SYNTAX_ERROR"],
+  ["{/}", "SYNTAX_ERROR"],
+  ['{"a"/:1}', "SYNTAX_ERROR"],
+  ['{"a":1/ }', "SYNTAX_ERROR"],
+  ["/", "SYNTAX_ERROR"],
+  ["[1]/*", "UNSUPPORTED_SYNTAX"],
+  ["{/**/}", "UNSUPPORTED_SYNTAX"],
   ['["\\uD800\\"]', "SYNTAX_ERROR"],
   ['["\\uD800\\u"]', "SYNTAX_ERROR"],
   ['["\\uD800\\u1"]', "SYNTAX_ERROR"],
@@ -249,7 +261,7 @@ describe("RFC 8259 conformance", () => {
       details: { location: { byte_offset: 15, line: 2, column: 14, path: "/a" } },
     });
     const dup = tokenize("json", '{"x": {"k": 1, "k": 2}}');
-    expect(dup.error?.details.location).toMatchObject({ path: "/x", byte_offset: 15 });
+    expect(dup.error?.details.location).toMatchObject({ path: "/x/k", byte_offset: 15 });
     const str = tokenize("json", '{"x": ["ok", "bad\\q"]}');
     expect(str.error?.details.location).toMatchObject({ path: "/x/1" });
     const comment = tokenize("json", "[1, /* x */ 2]");
@@ -421,5 +433,106 @@ describe("limits and hostile inputs", () => {
       details: { limit: { name: "max_record_bytes" } },
     });
     expect(r.error?.details.location).toMatchObject({ record_index: 1 });
+  });
+});
+
+describe("hostile input: stray '/', duplicate members, long member names", () => {
+  test("a lone '/' is a SYNTAX_ERROR without a JSONC hint, in every format and at every chunk boundary", () => {
+    const cases: [JsonFormat, string][] = [
+      ["json", '{"value":/}'],
+      ["json", '{"a":"b"}/'],
+      ["jsonl", '{"a":1}/\n'],
+      ["jsonl", '{"a":1}\n/\n'],
+      ["json-seq", '\x1e{"a":1}/\n'],
+      ["json-seq", '\x1e{"a":1}\n/'],
+    ];
+    for (const [format, text] of cases) {
+      for (const pieces of [[], [1], [2, 1], [text.length - 1]]) {
+        const r = tokenize(format, text, pieces);
+        expect(r.error?.code, `${format} ${JSON.stringify(text)} ${pieces}`).toBe("SYNTAX_ERROR");
+        expect(String(r.error?.details.hint ?? "")).not.toMatch(/JSONC/);
+      }
+    }
+    const comment = tokenize("jsonl", '{"a":1}// c\n', [8]);
+    expect(comment.error?.code).toBe("UNSUPPORTED_SYNTAX");
+    expect(String(comment.error?.details.hint)).toMatch(/JSONC/);
+  });
+
+  test("a duplicate member's location names the member", () => {
+    expect(tokenize("json", '{"a":1,"a":2}').error?.details.location).toMatchObject({
+      path: "/a",
+      byte_offset: 7,
+    });
+    expect(
+      tokenize("json", '{"x":{"y":[{"a":1,"b":{},"a":2}]}}').error?.details.location,
+    ).toMatchObject({ path: "/x/y/0/a" });
+    expect(tokenize("json", '{"a/b~":1,"a/b~":2}').error?.details.location).toMatchObject({
+      path: "/a~1b~0",
+    });
+    const many = `{${Array.from({ length: 40 }, (_, i) => `"k${i}":0`).join(",")},"k7":1}`;
+    expect(tokenize("json", many).error?.details.location).toMatchObject({ path: "/k7" });
+  });
+
+  test("long member names are kept as digests: retained memory does not grow with their length", () => {
+    const names = Array.from({ length: 200 }, (_, i) => `${"n".repeat(10_000)}${i}`);
+    const text = `{${names.map((n) => `"${n}":0`).join(",")}`; // left open: the set is live
+    const tok = new Tokenizer("json", DEFAULT_JSON_LIMITS, NULL_SINK);
+    tok.feed(enc.encode(text));
+    expect(tok.depth).toBe(1);
+    expect(tok.retainedNameChars).toBeLessThanOrEqual(200 * 33);
+    // Short names are kept as they are.
+    const short = new Tokenizer("json", DEFAULT_JSON_LIMITS, NULL_SINK);
+    short.feed(enc.encode('{"ab":1,"cd":2,'));
+    expect(short.retainedNameChars).toBe(4);
+  });
+
+  test("duplicates are found among long names however they are spelled, and only then", () => {
+    const long = "x".repeat(5_000);
+    expect(tokenize("json", `{"${long}":1,"${long}":2}`).error?.code).toBe("SYNTAX_ERROR");
+    // "\u0078" is "x": same decoded name, different spelling.
+    const escaped = `\\u0078${long.slice(1)}`;
+    expect(tokenize("json", `{"${long}":1,"${escaped}":2}`).error?.details.location).toMatchObject({
+      path: `/${long}`,
+    });
+    expect(tokenize("json", `{"${long}":1,"${long}y":2}`).error).toBeUndefined();
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.string({ maxLength: 3 }),
+            fc.string({ minLength: 30, maxLength: 40 }),
+            fc.constantFrom("a".repeat(33), `${"a".repeat(32)}\u0000`, "a".repeat(32)),
+          ),
+          { maxLength: 40 },
+        ),
+        (names) => {
+          const text = `{${names.map((n, i) => `${JSON.stringify(n)}:${i}`).join(",")}}`;
+          const r = tokenize("json", text);
+          const hasDuplicate = new Set(names).size !== names.length;
+          expect(r.error?.code === "SYNTAX_ERROR").toBe(hasDuplicate);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("hostile input: random bytes", () => {
+  test("any byte soup ends in events or a structured error, the same however it is chunked", () => {
+    const alphabet = [...'{}[]",:/*\\0123456789-+.eEtrufalsn \t\r\n\x1e', "\u00e9", "\uffff"];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...alphabet), { maxLength: 40 }).map((a) => a.join("")),
+        fc.constantFrom<JsonFormat>("json", "jsonl", "json-seq"),
+        fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 4 }),
+        (text, format, pieces) => {
+          // tokenize() rethrows anything that is not a PagewiseError.
+          const whole = tokenize(format, text);
+          expect(fingerprint(tokenize(format, text, pieces))).toBe(fingerprint(whole));
+          if (whole.error) expect(whole.error.code).not.toBe("INTERNAL_ERROR");
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -21,6 +21,7 @@
  * `wantScalarBytes` was set before the token began).
  */
 
+import * as crypto from "node:crypto";
 import { PagewiseError } from "../core/index.js";
 import * as bytes from "./bytes.js";
 import type { JsonLimits } from "./limits.js";
@@ -133,12 +134,22 @@ const S_SEQ_AFTER_RS = 26; // json-seq: after RS, the record's value expected
 const S_SEQ_END = 27; // json-seq: after a record's value, its LF expected
 const S_SEQ_END_LF = 28; // json-seq: LF seen; more whitespace, RS or end
 const S_BOM = 29; // a UTF-8 byte order mark at offset 0
+const S_SLASH = 30; // a '/' ended the previous chunk: the next byte tells a comment from a stray '/'
 
 const LIT_TRUE = new Uint8Array([0x74, 0x72, 0x75, 0x65]);
 const LIT_FALSE = new Uint8Array([0x66, 0x61, 0x6c, 0x73, 0x65]);
 const LIT_NULL = new Uint8Array([0x6e, 0x75, 0x6c, 0x6c]);
 
 const SMALL_KEY_SET = 16;
+/** A name set larger than this is dropped when its object ends rather than cleared for reuse. */
+const BIG_KEY_SET_KEPT = 4096;
+/**
+ * Member names up to this many UTF-16 units are kept as they are for duplicate detection; longer
+ * ones are kept as a SHA-256 digest ({@link nameToken}), so memory grows with the number of
+ * members, never with the length of their names.
+ */
+const KEPT_NAME_CHARS = 32;
+const ASTERISK = 0x2a;
 const KEY_CACHE_SLOTS = 1024;
 const KEY_CACHE_WIDTH = 24;
 
@@ -164,7 +175,10 @@ export class Tokenizer {
   readonly members: Float64Array;
   readonly keys: string[];
   readonly keyAt: Float64Array;
+  /** Per level: the first names of the object (fixed-size, reused; `#smallCount` are in use). */
   #smallKeys: string[][];
+  #smallCount: Int32Array;
+  /** Per level: every name, once the object has more than {@link SMALL_KEY_SET}. */
   #bigKeys: (Set<string> | null)[];
 
   #state: number;
@@ -211,6 +225,7 @@ export class Tokenizer {
     this.keyAt = new Float64Array(cap);
     this.keys = new Array<string>(cap).fill("");
     this.#smallKeys = [];
+    this.#smallCount = new Int32Array(cap);
     this.#bigKeys = [];
     this.#realDepthOffset = format === "json" ? 0 : 1;
     this.#state = format === "json" ? S_VALUE : format === "jsonl" ? S_LINE_START : S_SEQ_START;
@@ -249,6 +264,17 @@ export class Tokenizer {
     }
     this.#recordStart = offset;
     this.#afterValue();
+  }
+
+  /** UTF-16 units of member names kept for duplicate detection in the open objects. */
+  get retainedNameChars(): number {
+    let total = 0;
+    for (let d = 0; d < this.depth; d++) {
+      if (this.kinds[d] !== KIND_OBJECT) continue;
+      for (let k = 0; k < this.#smallCount[d]; k++) total += this.#smallKeys[d][k].length;
+      for (const k of this.#bigKeys[d] ?? []) total += k.length;
+    }
+    return total;
   }
 
   /** Absolute offset of the next byte to be fed. */
@@ -383,9 +409,10 @@ export class Tokenizer {
     this.index[d] = -1;
     this.members[d] = 0;
     if (kind === KIND_OBJECT) {
-      const small = this.#smallKeys[d];
-      if (small === undefined) this.#smallKeys[d] = [];
-      else small.length = 0;
+      // Perf: the arrays are reused from object to object (records repeat their shape).
+      if (this.#smallKeys[d] === undefined)
+        this.#smallKeys[d] = new Array<string>(SMALL_KEY_SET).fill("");
+      this.#smallCount[d] = 0;
       const big = this.#bigKeys[d];
       if (big) big.clear();
     }
@@ -475,7 +502,12 @@ export class Tokenizer {
             this.#close(base + i);
             continue;
           }
-          this.#unexpected(b, base + i, kind === KIND_OBJECT ? "',' or '}'" : "',' or ']'");
+          const expected = kind === KIND_OBJECT ? "',' or '}'" : "',' or ']'";
+          if (b === SLASH) {
+            i = this.#slash(base + i, `Unexpected '/'; expected ${expected}`);
+            continue;
+          }
+          this.#unexpected(b, base + i, expected);
           break;
         }
         case S_OBJ_FIRST:
@@ -503,6 +535,10 @@ export class Tokenizer {
               "Remove the comma after the last member.",
             );
           }
+          if (b === SLASH) {
+            i = this.#slash(base + i, "Unexpected '/'; expected a member name in double quotes");
+            continue;
+          }
           this.#unexpected(b, base + i, "a member name in double quotes");
           break;
         }
@@ -516,6 +552,10 @@ export class Tokenizer {
           if (b === COLON) {
             i++;
             this.#state = S_VALUE;
+            continue;
+          }
+          if (b === SLASH) {
+            i = this.#slash(base + i, "Unexpected '/'; expected ':' after the member name");
             continue;
           }
           this.#unexpected(b, base + i, "':' after the member name");
@@ -767,7 +807,10 @@ export class Tokenizer {
             if (this.#line !== before) this.#newlineAfterRoot = true;
             continue;
           }
-          if (b === SLASH) this.#comment(base + i);
+          if (b === SLASH) {
+            i = this.#slash(base + i, "Unexpected '/' after the end of the document");
+            continue;
+          }
           if (startsValue(b) && this.#newlineAfterRoot) this.#formatMismatch(base + i, "jsonl");
           if (b === RS) this.#formatMismatch(base + i, "json-seq");
           this.#syntax(`Unexpected ${describe(b)} after the end of the document`, base + i);
@@ -812,7 +855,10 @@ export class Tokenizer {
             this.#state = S_LINE_START;
             continue;
           }
-          if (b === SLASH) this.#comment(base + i);
+          if (b === SLASH) {
+            i = this.#slash(base + i, "Unexpected '/' after the record's value");
+            continue;
+          }
           this.#syntax(
             `Unexpected ${describe(b)} after the record's value`,
             base + i,
@@ -867,9 +913,17 @@ export class Tokenizer {
             this.#state = S_SEQ_AFTER_RS;
             continue;
           }
-          if (b === SLASH) this.#comment(base + i);
+          if (b === SLASH) {
+            i = this.#slash(base + i, "Unexpected '/' after the record's value");
+            continue;
+          }
           this.#syntax(`Unexpected ${describe(b)} after the record's value`, base + i);
           break;
+        }
+        case S_SLASH: {
+          const pending = this.#pendingSlash!;
+          this.#pendingSlash = null;
+          throw c[i] === SLASH || c[i] === ASTERISK ? pending.comment : pending.stray;
         }
         default:
           throw new Error(`tokenizer: bad state ${this.#state}`);
@@ -992,7 +1046,7 @@ export class Tokenizer {
           this.index[d - 1]--;
           this.members[d - 1]--;
         }
-        if (b === SLASH) this.#comment(abs);
+        if (b === SLASH) return this.#slash(abs, "Unexpected '/'; expected a JSON value");
         if (b === CLOSE_BRACKET && d > 0 && this.kinds[d - 1] === KIND_ARRAY) {
           this.#syntax(
             "Trailing comma before ']'",
@@ -1052,9 +1106,10 @@ export class Tokenizer {
     if (this.#strIsKey) {
       const name = this.#keyString();
       const d = this.depth - 1;
-      this.#addKey(d, name);
+      // The name is recorded first so that a duplicate's location names the member itself.
       this.keys[d] = name;
       this.keyAt[d] = this.#tokStart;
+      this.#addKey(d, name);
       this.#state = S_COLON;
       this.sink.key(name, this.#tokStart);
       return;
@@ -1062,7 +1117,8 @@ export class Tokenizer {
     this.#scalar(T_STRING, this.#tokStart, end);
   }
 
-  #addKey(d: number, name: string): void {
+  #addKey(d: number, fullName: string): void {
+    const name = nameToken(fullName);
     const count = ++this.members[d];
     if (count > this.limits.maxObjectMembers) {
       this.#limit(
@@ -1074,24 +1130,26 @@ export class Tokenizer {
       );
     }
     const small = this.#smallKeys[d];
+    const used = this.#smallCount[d];
     let big = this.#bigKeys[d];
     if (big && big.size > 0) {
-      if (big.has(name)) this.#duplicate(name);
+      if (big.has(name)) this.#duplicate(fullName);
       big.add(name);
       return;
     }
-    for (let k = 0; k < small.length; k++) if (small[k] === name) this.#duplicate(name);
-    if (small.length < SMALL_KEY_SET) {
-      small.push(name);
+    for (let k = 0; k < used; k++) if (small[k] === name) this.#duplicate(fullName);
+    if (used < SMALL_KEY_SET) {
+      small[used] = name;
+      this.#smallCount[d] = used + 1;
       return;
     }
     if (!big) {
       big = new Set<string>();
       this.#bigKeys[d] = big;
     }
-    for (const k of small) big.add(k);
+    for (let k = 0; k < used; k++) big.add(small[k]);
     big.add(name);
-    small.length = 0;
+    this.#smallCount[d] = 0;
   }
 
   #endNumber(i: number): void {
@@ -1119,6 +1177,9 @@ export class Tokenizer {
 
   #close(end: number): void {
     this.depth--;
+    // A large object's names are not kept after it ends (the next object at this level reuses a small set).
+    const big = this.#bigKeys[this.depth];
+    if (big && big.size > BIG_KEY_SET_KEPT) this.#bigKeys[this.depth] = null;
     this.sink.close(end);
     this.#endOfValue(end);
   }
@@ -1131,6 +1192,7 @@ export class Tokenizer {
   #finish(): void {
     const st = this.#state;
     const abs = this.#base;
+    if (st === S_SLASH) throw this.#pendingSlash!.stray;
     if (st === S_NUM_ZERO || st === S_NUM_INT || st === S_NUM_FRAC || st === S_NUM_EXP) {
       this.#scalarEndIdx = this.#chunk.length;
       // The carried prefix already holds the whole number; point the reader at an empty tail.
@@ -1220,7 +1282,6 @@ export class Tokenizer {
   }
 
   #unexpected(b: number, offset: number, expected: string): never {
-    if (b === SLASH) this.#comment(offset);
     let hint: string | undefined;
     if (b >= 0x80) {
       // A non-ASCII byte outside a string: invalid UTF-8 is reported as such.
@@ -1232,12 +1293,31 @@ export class Tokenizer {
     this.#syntax(`Unexpected ${describe(b)}; expected ${expected}`, offset, hint);
   }
 
-  #comment(offset: number): never {
-    throw new PagewiseError("UNSUPPORTED_SYNTAX", "Comments are not allowed in JSON", {
+  /**
+   * A '/' at `offset` (in the current chunk) where JSON has none: `//` and `/*` begin a comment
+   * (UNSUPPORTED_SYNTAX with a JSONC hint), anything else is a SYNTAX_ERROR. When the '/' is the
+   * chunk's last byte, the errors are prepared now (their location depends on the current state)
+   * and the next byte picks one; returns the index after the '/'.
+   */
+  #slash(offset: number, strayMessage: string): number {
+    const idx = offset - this.#base;
+    const comment = new PagewiseError("UNSUPPORTED_SYNTAX", "Comments are not allowed in JSON", {
       hint: "This looks like JSONC (JSON with comments); remove the comments or convert the file to JSON.",
       location: this.location(offset),
     });
+    const stray = new PagewiseError("SYNTAX_ERROR", strayMessage, {
+      location: this.location(offset),
+    });
+    if (idx + 1 < this.#chunk.length) {
+      const next = this.#chunk[idx + 1];
+      throw next === SLASH || next === ASTERISK ? comment : stray;
+    }
+    this.#pendingSlash = { comment, stray };
+    this.#state = S_SLASH;
+    return idx + 1;
   }
+
+  #pendingSlash: { comment: PagewiseError; stray: PagewiseError } | null = null;
 
   #badUtf8(offset: number): never {
     this.#syntax(
@@ -1262,7 +1342,7 @@ export class Tokenizer {
       `Duplicate member name ${JSON.stringify(shown)} in an object`,
       {
         hint: "Strict JSON parsing rejects objects whose member names repeat.",
-        location: this.location(this.#tokStart),
+        location: { ...this.location(this.#tokStart), path: this.pathPointer(true) },
       },
     );
   }
@@ -1299,6 +1379,22 @@ export class Tokenizer {
     throw new PagewiseError("FORMAT_MISMATCH", message, details);
   }
 }
+
+/**
+ * What duplicate detection keeps of a member name: short names as they are, longer ones as
+ * "\u0000" + their SHA-256 digest (33 units, so never equal to a kept name). A cryptographic
+ * digest, because the input is untrusted: a crafted collision would report a false duplicate.
+ */
+function nameToken(name: string): string {
+  if (name.length <= KEPT_NAME_CHARS) return name;
+  return `\u0000${sha256Binary(name)}`;
+}
+
+/** SHA-256 of the UTF-8 of `text`, one character per byte. Perf: the one-shot `crypto.hash` (Node ≥ 20.12) is several times faster than `createHash`. */
+const sha256Binary: (text: string) => string =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha256", text, "binary")
+    : (text) => crypto.createHash("sha256").update(text, "utf8").digest("binary");
 
 function startsValue(b: number): boolean {
   return (
