@@ -325,9 +325,21 @@ async function buildPage(
 ): Promise<string> {
   const bound = request.context.estimator.maxUnitsPerToken;
   const first = Math.min(bound, FIRST_WINDOW_UNITS_PER_TOKEN);
-  const page = await buildPageWithin(request, basis, plan, first);
-  if (page.windowFilled && bound > first) {
-    return (await buildPageWithin(request, basis, plan, bound)).text;
+  // Perf: most text is one byte per code unit, so the first window reads that much; a page that
+  // fills it is cut again from a window sized for the worst case (3 bytes per unit), and then for
+  // the estimator's bound on units per token.
+  const attempts: Array<[number, number]> =
+    plan.encoding === "utf-8"
+      ? [
+          [first, 1],
+          [first, 3],
+        ]
+      : [[first, 3]];
+  if (bound > first) attempts.push([bound, 3]);
+  let page = await buildPageWithin(request, basis, plan, ...attempts[0]!);
+  for (const [units, bytes] of attempts.slice(1)) {
+    if (!page.windowFilled) break;
+    page = await buildPageWithin(request, basis, plan, units, bytes);
   }
   return page.text;
 }
@@ -362,11 +374,12 @@ async function buildPageWithin(
   basis: PageBasis,
   plan: PagePlan,
   unitsPerToken: number,
+  bytesPerUnit: number,
 ): Promise<{ text: string; windowFilled: boolean }> {
   const maxTokens = request.params.max_tokens!;
   const unitsCap = maxTokens * unitsPerToken;
   const wantBytes =
-    plan.encoding === "utf-8" ? unitsCap * 3 + 4 : Math.ceil((unitsCap * 3) / 4) + 3;
+    plan.encoding === "utf-8" ? unitsCap * bytesPerUnit + 4 : Math.ceil((unitsCap * 3) / 4) + 3;
   const window = await readWindow(basis, plan, wantBytes);
   const render = pageRenderer(request, basis, plan, window.bytes);
   return plan.encoding === "base64"
