@@ -116,10 +116,15 @@ interface ErrorBody {
 
 /** A tool error as the user sees it: translated, with the retry as a command line. */
 export function renderError(inv: Invocation, body: ErrorBody, asJson: boolean): string {
+  const limitOf = body.limit as { name?: string; limit?: number; value?: number } | undefined;
   const translated: ErrorBody = {
     ...body,
     message: translateMessage(inv.command, body.message),
     ...(body.hint !== undefined ? { hint: translateMessage(inv.command, body.hint) } : {}),
+    // A limit named after an argument is named after its flag, like the message.
+    ...(limitOf?.name !== undefined
+      ? { limit: { ...limitOf, name: flagOf(inv.command, limitOf.name) ?? limitOf.name } }
+      : {}),
   };
   let retry: string | undefined;
   if (body.retry !== undefined) {
@@ -135,7 +140,7 @@ export function renderError(inv: Invocation, body: ErrorBody, asJson: boolean): 
   const lines = [`pagewise: ${translated.code}: ${translated.message}`];
   if (translated.hint) lines.push(`  hint: ${translated.hint}`);
   if (retry) lines.push(`  retry: ${retry}`);
-  const limit = body.limit as { name?: string; limit?: number; value?: number } | undefined;
+  const limit = translated.limit as { name?: string; limit?: number; value?: number } | undefined;
   if (limit?.name) lines.push(`  limit: ${limit.name} = ${limit.limit} (got ${limit.value})`);
   return `${lines.join("\n")}\n`;
 }

@@ -440,13 +440,19 @@ async function buildPage(
       const hasLater = forward
         ? !(view.end === n && scan.reachedEnd)
         : state !== undefined && later < size;
+      const earlierCursor = cursorAt("before", earlier);
+      const laterCursor = cursorAt("after", later);
       const body: Record<string, unknown> = {
         uri,
         items: view.items.map(renderItem),
         has_earlier: earlier > 0,
-        earlier_cursor: cursorAt("before", earlier),
+        earlier_cursor: earlierCursor,
         has_later: hasLater,
-        later_cursor: cursorAt("after", later),
+        later_cursor: laterCursor,
+        // The one rule every tool follows: continue with next_cursor until it is null. Here it
+        // is the cursor in the direction being paged (back by default, forward after `after`
+        // or `from_start`); later_cursor stays for coming back for appended records.
+        next_cursor: forward ? (hasLater ? laterCursor : null) : earlierCursor,
         version,
       };
       if (grep !== undefined) body.grep = grep;
