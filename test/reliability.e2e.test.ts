@@ -240,6 +240,14 @@ describe("patterns that backtrack exponentially, in every argument that takes on
       call: (s) => s.call("tail", { path: "evil.log", grep: "(a+)+$", max_tokens: 2000 }),
     },
     {
+      name: "tail grep written as /regex/",
+      call: (s) => s.call("tail", { path: "evil.log", grep: "/(a+)+$/", max_tokens: 2000 }),
+    },
+    {
+      name: "tail grep written as /regex/i",
+      call: (s) => s.call("tail", { path: "evil.log", grep: "/(a|a)+$/i", max_tokens: 2000 }),
+    },
+    {
       name: "tail grep from the start",
       call: (s) =>
         s.call("tail", { path: "evil.log", grep: "(a|a)+$", from_start: true, max_tokens: 2000 }),
@@ -379,7 +387,453 @@ describe("out-of-range numbers in every numeric argument", () => {
             }
           }
           expect(wrong).toEqual([]);
+          // The race really happened: some continuations saw the file change under them.
+          expect(changed).toBeGreaterThan(0);
           expect(isRunning(s.pid)).toBe(true);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS * 2,
+  );
+});
+
+/** One version of a file: every line is made of its letter only, so a mixed page shows. */
+const versionText = (letter: string) => `${letter.repeat(60)}\n`.repeat(100);
+const versionJson = (letter: string) =>
+  JSON.stringify(Array.from({ length: 100 }, () => letter.repeat(60)));
+
+/** The version letters (A, B) that appear in a text. */
+function lettersOf(text: string): string[] {
+  return [...new Set(text.match(/[AB]/g) ?? [])].sort();
+}
+
+/** Each tool with a continuation: its first call, how to continue, and the content of a page. */
+const CONTINUED: Array<{
+  tool: string;
+  first: Record<string, unknown>;
+  next: (page: any) => Record<string, unknown> | undefined;
+  content: (page: any) => string;
+  /** The contract lets a continuation re-base on the new version, without mixing. */
+  mayRebase?: boolean;
+}> = [
+  {
+    tool: "read",
+    first: { path: "v.txt", max_tokens: 150 },
+    next: (p) => (p.next_cursor ? { cursor: p.next_cursor } : undefined),
+    content: (p) => p.content,
+  },
+  {
+    tool: "tail",
+    first: { path: "v.txt", limit: 5 },
+    next: (p) => (p.earlier_cursor ? { path: "v.txt", before: p.earlier_cursor } : undefined),
+    content: (p) => p.items.map((i: { text: string }) => i.text).join("\n"),
+  },
+  {
+    tool: "search",
+    first: { pattern: "^[AB]", limit: 5, glob: "v.txt" },
+    next: (p) => (p.next_cursor ? { cursor: p.next_cursor } : undefined),
+    content: (p) => p.items.map((i: { text: string }) => i.text).join("\n"),
+    mayRebase: true,
+  },
+  {
+    tool: "json_read",
+    first: { path: "v.json", language: "jsonpath", query: "$[*]", max_items: 5 },
+    next: (p) => (p.next_cursor ? { cursor: p.next_cursor } : undefined),
+    content: (p) => p.items.map((i: { value: unknown }) => JSON.stringify(i.value)).join(),
+  },
+];
+
+function writeVersions(dir: string, letter: string): void {
+  writeFileSync(path.join(dir, "v.txt"), versionText(letter));
+  writeFileSync(path.join(dir, "v.json"), versionJson(letter));
+}
+
+describe("rewrites during every tool's continuation", () => {
+  it("a same-size rewrite with its mtime put back is CONTENT_CHANGED, never the new text", async () => {
+    await withServer(
+      (dir) => writeVersions(dir, "A"),
+      async (s) => {
+        const wrong: string[] = [];
+        for (const { tool, first, next, content, mayRebase } of CONTINUED) {
+          writeVersions(s.dir, "A");
+          const page1 = await s.server.call(tool, first);
+          expect(page1.isError, `${tool}: ${page1.text}`).toBe(false);
+          expect(lettersOf(content(page1.json)), tool).toEqual(["A"]);
+          const args = next(page1.json);
+          expect(args, `${tool} has a next page`).toBeDefined();
+          for (const file of ["v.txt", "v.json"]) {
+            const target = path.join(s.dir, file);
+            execFileSync("touch", ["-r", target, `${target}.stamp`]);
+            writeFileSync(target, file === "v.txt" ? versionText("B") : versionJson("B"));
+            execFileSync("touch", ["-r", `${target}.stamp`, target]);
+            unlinkSync(`${target}.stamp`);
+          }
+          const page2 = await s.server.call(tool, args!);
+          const rebased = mayRebase && !page2.isError && lettersOf(content(page2.json)).length <= 1;
+          if (!rebased && page2.json?.error?.code !== "CONTENT_CHANGED")
+            wrong.push(`${tool}: ${page2.text.slice(0, 300)}`);
+        }
+        expect(wrong).toEqual([]);
+      },
+    );
+  });
+
+  it(
+    "while another process rewrites the files, every page is one version, and a continuation is the first page's version or CONTENT_CHANGED",
+    async () => {
+      await withServer(
+        (dir) => writeVersions(dir, "A"),
+        async (s) => {
+          const vars = {
+            txt: path.join(s.dir, "v.txt"),
+            json: path.join(s.dir, "v.json"),
+            ta: versionText("A"),
+            tb: versionText("B"),
+            ja: versionJson("A"),
+            jb: versionJson("B"),
+          };
+          const churner = startChurner(
+            "fs.writeFileSync(v.txt, v.ta); fs.writeFileSync(v.json, v.ja); fs.writeFileSync(v.txt, v.tb); fs.writeFileSync(v.json, v.jb);",
+            vars,
+          );
+          const wrong: string[] = [];
+          let changed = 0;
+          try {
+            for (let trial = 0; trial < 25; trial++) {
+              for (const { tool, first, next, content, mayRebase } of CONTINUED) {
+                const page1 = await s.server.call(tool, first);
+                expectStructured(page1);
+                if (page1.isError) continue;
+                const seen = lettersOf(content(page1.json));
+                if (seen.length > 1) wrong.push(`${tool} first page mixed: ${seen}`);
+                const args = next(page1.json);
+                if (!args) continue;
+                const page2 = await s.server.call(tool, args);
+                expectStructured(page2);
+                if (page2.json?.error?.code === "CONTENT_CHANGED") changed++;
+                if (page2.isError) continue;
+                const later = lettersOf(content(page2.json));
+                const sameVersion = later.every((l) => seen.length === 0 || seen.includes(l));
+                if (later.length > 1 || (!sameVersion && !mayRebase))
+                  wrong.push(`${tool} continuation: first page ${seen}, next page ${later}`);
+              }
+            }
+          } finally {
+            await churner.stop();
+          }
+          expect(wrong).toEqual([]);
+          // The race really happened: some continuations saw the file change under them.
+          expect(changed).toBeGreaterThan(0);
+          expect(isRunning(s.pid)).toBe(true);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS * 2,
+  );
+
+  it(
+    "list pages are each one directory's entries while the directory is swapped",
+    async () => {
+      await withServer(
+        (dir) => {
+          for (const [name, letter] of [
+            ["d", "A"],
+            [".other", "B"],
+          ] as const) {
+            mkdirSync(path.join(dir, name));
+            for (let i = 0; i < 40; i++)
+              writeFileSync(path.join(dir, name, `${letter}-${String(i).padStart(3, "0")}`), "");
+          }
+        },
+        async (s) => {
+          const vars = {
+            d: path.join(s.dir, "d"),
+            other: path.join(s.dir, ".other"),
+            held: path.join(s.dir, ".held"),
+          };
+          const churner = startChurner(
+            "fs.renameSync(v.d, v.held); fs.renameSync(v.other, v.d); fs.renameSync(v.held, v.other);",
+            vars,
+          );
+          const wrong: string[] = [];
+          try {
+            for (let trial = 0; trial < 60; trial++) {
+              const page1 = await s.server.call("list", { path: "d", limit: 10 });
+              expectStructured(page1);
+              if (page1.isError) continue;
+              const names = (p: any) => p.items.map((i: { path: string }) => i.path[0]).join("");
+              if (lettersOf(names(page1.json)).length > 1)
+                wrong.push(`mixed: ${names(page1.json)}`);
+              if (!page1.json.next_cursor) continue;
+              const page2 = await s.server.call("list", { cursor: page1.json.next_cursor });
+              expectStructured(page2);
+              if (!page2.isError && lettersOf(names(page2.json)).length > 1)
+                wrong.push(`mixed continuation: ${names(page2.json)}`);
+            }
+          } finally {
+            await churner.stop();
+          }
+          expect(wrong).toEqual([]);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS,
+  );
+});
+
+describe("a directory swapped for a symlink to the outside while it is walked", () => {
+  it(
+    "never lists or searches the outside directory",
+    async () => {
+      await withServer(
+        (dir, removeLater) => {
+          const outside = `${dir}-outside`;
+          mkdirSync(outside);
+          removeLater(outside);
+          mkdirSync(path.join(dir, "sub"));
+          for (let i = 0; i < 50; i++) {
+            writeFileSync(path.join(dir, "sub", `inside-${i}.txt`), "plain\n");
+            writeFileSync(path.join(outside, `OUTSIDE-${i}.txt`), "SECRET\n");
+          }
+        },
+        async (s) => {
+          const vars = {
+            sub: path.join(s.dir, "sub"),
+            held: path.join(s.dir, ".held"),
+            outside: `${s.dir}-outside`,
+          };
+          const churner = startChurner(
+            "fs.renameSync(v.sub, v.held); fs.symlinkSync(v.outside, v.sub); fs.unlinkSync(v.sub); fs.renameSync(v.held, v.sub);",
+            vars,
+          );
+          const leaks: string[] = [];
+          try {
+            for (let trial = 0; trial < 300; trial++) {
+              const [listed, searched] = await Promise.all([
+                s.server.call("list", { recursive: true, limit: 1000, max_tokens: 20000 }),
+                s.server.call("search", { pattern: "SECRET", case_sensitive: true }),
+              ]);
+              expectStructured(listed);
+              expectStructured(searched);
+              if (!listed.isError && listed.text.includes("OUTSIDE")) leaks.push("list");
+              if (!searched.isError && searched.json.pagination.total > 0) leaks.push("search");
+            }
+          } finally {
+            await churner.stop();
+          }
+          expect(leaks).toEqual([]);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS * 2,
+  );
+});
+
+describe("a line cursor over a record longer than 1 MiB", () => {
+  const recordBytes = 3 << 19; // 1.5 MiB: its middle is over 512 KiB from either end
+
+  /** Rewrites 4 KiB in the middle of the record: same size, same mtime. */
+  function rewriteMiddle(file: string): void {
+    execFileSync("touch", ["-r", file, `${file}.stamp`]);
+    const fd = openSync(file, "r+");
+    writeSync(fd, "B".repeat(4096), 6 + (recordBytes >> 1));
+    closeSync(fd);
+    execFileSync("touch", ["-r", `${file}.stamp`, file]);
+    unlinkSync(`${file}.stamp`);
+  }
+
+  for (const when of ["before its first page", "between its pages"]) {
+    it(
+      `never mixes versions when the middle is rewritten ${when}`,
+      async () => {
+        await withServer(
+          (dir) =>
+            writeFileSync(path.join(dir, "big.log"), `start\n${"A".repeat(recordBytes)}\nend\n`),
+          async (s) => {
+            const file = path.join(s.dir, "big.log");
+            const tail = await s.server.call("tail", { path: "big.log", max_chars_per_item: 100 });
+            expect(tail.isError, tail.text).toBe(false);
+            const clamped = tail.json.items.find((i: { line_cursor?: string }) => i.line_cursor);
+            expect(clamped, "the long record carries a line_cursor").toBeDefined();
+            if (when === "before its first page") rewriteMiddle(file);
+            let page = await s.server.call("read", {
+              cursor: clamped.line_cursor,
+              max_tokens: 20000,
+            });
+            const served: string[] = [];
+            if (!page.isError) served.push(...lettersOf(page.json.content));
+            if (when === "between its pages") rewriteMiddle(file);
+            for (let pages = 0; pages < 2000 && page.json?.has_more; pages++) {
+              page = await s.server.call("read", {
+                cursor: page.json.next_cursor,
+                max_tokens: 20000,
+              });
+              if (page.isError) break;
+              served.push(...lettersOf(page.json.content));
+            }
+            expect(served).not.toContain("B");
+            expect(page.json?.error?.code, page.text.slice(0, 300)).toBe("CONTENT_CHANGED");
+          },
+        );
+      },
+      ATTACK_TEST_TIMEOUT_MS * 2,
+    );
+  }
+});
+
+/** Two identities over HTTP, each with its own root; the attacker is alice. */
+async function withHttp(
+  setup: (rootA: string) => void,
+  body: (h: {
+    url: string;
+    base: string;
+    pid: number;
+    call: (who: "alice" | "bob", tool: string, args: Record<string, unknown>) => Promise<any>;
+    bobAnswers: () => Promise<void>;
+  }) => Promise<void>,
+  extraArgs: string[] = [],
+): Promise<void> {
+  const { dir, cleanup } = tempDir("pagewise-reliability-http-", { inMemory: true });
+  const tokens = { alice: "alice-token-5c1e9a", bob: "bob-token-8d2f7b" };
+  const rootA = path.join(dir, "a");
+  const rootB = path.join(dir, "b");
+  mkdirSync(rootA);
+  mkdirSync(rootB);
+  writeFileSync(path.join(rootB, TINY), TINY_TEXT);
+  const { createHash } = await import("node:crypto");
+  const sha = (t: string) => createHash("sha256").update(t).digest("hex");
+  writeFileSync(
+    path.join(dir, "auth.json"),
+    JSON.stringify({
+      identities: [
+        { name: "alice", token_sha256: sha(tokens.alice), roots: [rootA] },
+        { name: "bob", token_sha256: sha(tokens.bob), roots: [rootB] },
+      ],
+    }),
+  );
+  let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  let id = 0;
+  try {
+    setup(rootA);
+    server = await startHttpServer(["--auth-file", path.join(dir, "auth.json"), ...extraArgs]);
+    const call = async (who: "alice" | "bob", tool: string, args: Record<string, unknown>) => {
+      const res = await postRpc(server!.url, tokens[who], toolCall(++id, tool, args));
+      return toolOutcome(res.json);
+    };
+    const bobAnswers = async () => {
+      const tiny = await call("bob", "read", { path: TINY, max_tokens: 200 });
+      expect(tiny.json?.content).toBe(TINY_TEXT);
+      const health = await fetch(`${server!.base}/healthz`);
+      expect(health.status).toBe(200);
+    };
+    await body({ url: server.url, base: server.base, pid: server.pid, call, bobAnswers });
+    expect(server.exited()).toBe(false);
+    expect(processMemory(server.pid).peakKiB).toBeLessThanOrEqual(PEAK_RSS_CEILING_KIB);
+  } finally {
+    await server?.stop();
+    cleanup();
+  }
+}
+
+describe("over HTTP, one identity's attack never stalls another", () => {
+  it(
+    "a JSON-RPC batch of 60 searches is refused or each call counts: memory stays bounded, bob is answered",
+    async () => {
+      await withHttp(
+        (rootA) => {
+          const text = "lorem ipsum dolor sit amet consectetur\n".repeat(3000);
+          for (let i = 0; i < 60; i++) writeFileSync(path.join(rootA, `f${i}.txt`), text);
+        },
+        async (h) => {
+          const batch = Array.from({ length: 60 }, (_, i) =>
+            toolCall(1000 + i, "search", { pattern: "am[e]t\\s+con", max_tokens: 500 }),
+          );
+          const inFlight = postRpc(h.url, "alice-token-5c1e9a", batch);
+          await h.bobAnswers();
+          const res = await inFlight;
+          if (res.status >= 400 || !Array.isArray(res.json)) {
+            // Refused as a whole: an HTTP error or one JSON-RPC error, never a crash.
+            expect(res.status === 200 ? res.json?.error : res.status).toBeTruthy();
+          } else {
+            for (const response of res.json) {
+              const out = toolOutcome(response);
+              if (out.rpcError) continue;
+              expectStructured(out as { isError: boolean; json: any });
+            }
+          }
+        },
+        ["--max-concurrent-scans", "2"],
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS * 2,
+  );
+
+  it(
+    "alice's backtracking tail grep: bob's reads and /healthz are answered",
+    async () => {
+      await withHttp(
+        (rootA) => writeFileSync(path.join(rootA, "evil.log"), `start\n${EVIL_LINE}\n`),
+        async (h) => {
+          const attack = h.call("alice", "tail", { path: "evil.log", grep: "(a+)+$" });
+          await h.bobAnswers();
+          const out = await attack;
+          expectStructured(out, ["INVALID_ARGUMENT", "RESOURCE_LIMIT_EXCEEDED", "CANCELLED"]);
+          if (!out.isError) expect(out.json.items).toEqual([]);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "alice's lists over a FIFO .gitignore: bob's reads and /healthz are answered",
+    async () => {
+      await withHttp(
+        (rootA) => {
+          writeFileSync(path.join(rootA, "visible.txt"), "x\n");
+          mkfifo(path.join(rootA, ".gitignore"));
+        },
+        async (h) => {
+          const attacks = Array.from({ length: 6 }, () => h.call("alice", "list", {}));
+          await h.bobAnswers();
+          for (const out of await Promise.all(attacks)) expectStructured(out);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS,
+  );
+});
+
+describe("JSON member names of 100 KB, by the thousand", () => {
+  it(
+    "keep the server's peak memory under the ceiling, and other calls answered",
+    async () => {
+      await withServer(
+        (dir) => {
+          const fd = openSync(path.join(dir, "names.json"), "w");
+          try {
+            writeSync(fd, "{");
+            const filler = "k".repeat(100_000);
+            for (let i = 0; i < 1500; i++)
+              writeSync(fd, `${i === 0 ? "" : ","}"${String(i).padStart(6, "0")}${filler}":${i}`);
+            writeSync(fd, "}");
+          } finally {
+            closeSync(fd);
+          }
+        },
+        async (s) => {
+          const [read, opened] = await underAttack(s, [
+            () =>
+              s.server.call("json_read", {
+                path: "names.json",
+                language: "jsonpath",
+                query: "$.nope",
+              }),
+            () => s.server.call("json_open", { path: "names.json", validation: "full" }),
+          ]);
+          expectStructured(read!, ["RESOURCE_LIMIT_EXCEEDED"]);
+          if (!read!.isError) expect(read!.json.items).toEqual([]);
+          expectStructured(opened!, ["RESOURCE_LIMIT_EXCEEDED"]);
         },
       );
     },
