@@ -41,7 +41,7 @@ import {
 import { type ServerHandle, startServer, type ToolOutcome, tempDir } from "./support/server.js";
 
 /** The bound within which a stalled server fails an attack test. */
-const ATTACK_TEST_TIMEOUT_MS = 20_000;
+const ATTACK_TEST_TIMEOUT_MS = 60_000;
 /** The contract's memory ceiling, whatever the input. */
 const PEAK_RSS_CEILING_KIB = 200 * 1024;
 const TINY = "tiny.txt";
@@ -117,12 +117,17 @@ function settled(call: Promise<ToolOutcome>): Promise<ToolOutcome> {
 }
 
 /** An error is a structured one of the contract's codes, and never INTERNAL_ERROR. */
-function expectStructured(out: { isError: boolean; json: any; text?: string }, allowed?: string[]) {
+function expectStructured(
+  out: { isError: boolean; json: any; text?: string },
+  allowed?: string[],
+  label = "",
+) {
   if (!out.isError) return;
   const code = out.json?.error?.code;
-  expect(code, out.text).toBeTypeOf("string");
-  expect(code, out.text).not.toBe("INTERNAL_ERROR");
-  if (allowed) expect(allowed, out.text).toContain(code);
+  const why = `${label} ${out.text ?? JSON.stringify(out.json)}`.slice(0, 500);
+  expect(code, why).toBeTypeOf("string");
+  expect(code, why).not.toBe("INTERNAL_ERROR");
+  if (allowed) expect(allowed, why).toContain(code);
 }
 
 /** Writes `mib` MiB made of `line` repeated, a MiB at a time. */
@@ -174,6 +179,13 @@ const HOSTILE_GITIGNORES: Array<{
     make: (dir) => {
       mkfifo(path.join(dir, ".gitignore"));
       mkfifo(path.join(dir, "sub", ".gitignore"));
+    },
+  },
+  {
+    kind: "a rule that backtracks over a long name",
+    make: (dir) => {
+      writeFileSync(path.join(dir, ".gitignore"), `${"*a".repeat(14)}*b\n`);
+      writeFileSync(path.join(dir, "a".repeat(200)), "x\n");
     },
   },
   {
@@ -839,4 +851,307 @@ describe("JSON member names of 100 KB, by the thousand", () => {
     },
     ATTACK_TEST_TIMEOUT_MS * 2,
   );
+});
+
+describe("more hostile inputs", () => {
+  it("paths of 10,000 components", async () => {
+    await withServer(
+      () => undefined,
+      async (s) => {
+        const deep = `${"d/".repeat(10_000)}x.txt`;
+        for (const [tool, args] of [
+          ["read", { path: deep, max_tokens: 200 }],
+          ["list", { path: deep }],
+          ["search", { pattern: "x", path: deep }],
+          ["tail", { path: deep }],
+          ["json_read", { path: deep, language: "pointer", query: "" }],
+        ] as const) {
+          const out = await s.server.call(tool, args);
+          expect(out.isError, tool).toBe(true);
+          expectStructured(out, ["NOT_FOUND", "INVALID_ARGUMENT"]);
+        }
+        const dots = await s.server.call("read", { path: `${"./".repeat(10_000)}${TINY}` });
+        expectStructured(dots, ["INVALID_ARGUMENT"]);
+        if (!dots.isError) expect(dots.text).toBe(TINY_TEXT);
+        const up = await s.server.call("read", { path: `${"../".repeat(10_000)}etc/passwd` });
+        expect(up.json?.error?.code).toBe("ACCESS_DENIED");
+        await expectTinyReadAnswered(s.server);
+      },
+    );
+  });
+
+  it("cursors of 4,096 characters and more, and other spellings of a real cursor", async () => {
+    await withServer(
+      (dir) => writeFileSync(path.join(dir, "lines.txt"), "line\n".repeat(2000)),
+      async (s) => {
+        const real = await s.server.call("read", { path: "lines.txt", max_tokens: 300 });
+        expect(real.isError, real.text).toBe(false);
+        const cursor: string = real.json.next_cursor;
+        const bogus = [
+          "A".repeat(4096),
+          "A".repeat(4097),
+          "A".repeat(100_000),
+          `${cursor}A`,
+          `${cursor}=`,
+          cursor.slice(0, -1) + (cursor.endsWith("A") ? "B" : "A"),
+        ];
+        const wrong: string[] = [];
+        for (const value of bogus) {
+          for (const [tool, args] of [
+            ["read", { cursor: value }],
+            ["list", { cursor: value }],
+            ["search", { pattern: "line", cursor: value }],
+            ["tail", { path: "lines.txt", before: value }],
+            ["tail", { path: "lines.txt", after: value }],
+            ["json_read", { cursor: value }],
+          ] as const) {
+            const out = await s.server.call(tool, args);
+            const code = out.json?.error?.code;
+            if (code !== "INVALID_CURSOR" && code !== "INVALID_ARGUMENT")
+              wrong.push(`${tool} ${value.length} chars: ${out.text.slice(0, 200)}`);
+          }
+        }
+        expect(wrong).toEqual([]);
+      },
+    );
+  });
+
+  it(
+    "globs that explode: brace products, ranges, nested extglobs",
+    async () => {
+      await withServer(
+        (dir) => {
+          for (let i = 0; i < 50; i++)
+            writeFileSync(path.join(dir, `${"ab".repeat(i % 7)}${i}`), "");
+        },
+        async (s) => {
+          const globs = [
+            "{a,b}".repeat(24),
+            "{1..1000000}",
+            "{a..z}".repeat(6),
+            "{{{{{{{{{{a,b},c},d},e},f},g},h},i},j},k}",
+            "+(+(+(+(+(a)))))",
+            "*(*(*(*(a|aa|ab))))b",
+            "@(a|b|c|ab|ba)".repeat(20),
+            "[".repeat(10_000),
+          ];
+          const outcomes = await underAttack(
+            s,
+            globs.flatMap((glob) => [
+              () => s.server.call("list", { recursive: true, glob }),
+              () => s.server.call("search", { pattern: "x", glob }),
+            ]),
+          );
+          for (const out of outcomes)
+            expectStructured(out, ["INVALID_ARGUMENT", "RESOURCE_LIMIT_EXCEEDED"]);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS,
+  );
+
+  it("symlink loops in a listed tree", async () => {
+    await withServer(
+      (dir) => {
+        mkdirSync(path.join(dir, "sub"));
+        writeFileSync(path.join(dir, "sub", "f.txt"), "needle\n");
+        symlinkSync(".", path.join(dir, "loop"));
+        symlinkSync("..", path.join(dir, "sub", "up"));
+        symlinkSync("b", path.join(dir, "a"));
+        symlinkSync("a", path.join(dir, "b"));
+        symlinkSync("self", path.join(dir, "self"));
+      },
+      async (s) => {
+        const [listed, searched, read] = await underAttack(s, [
+          () => s.server.call("list", { recursive: true, include_hidden: true }),
+          () => s.server.call("search", { pattern: "needle" }),
+          () => s.server.call("read", { path: "a", max_tokens: 200 }),
+        ]);
+        expect(listed!.isError, listed!.text).toBe(false);
+        expect(listed!.json.pagination.total).toBeLessThan(20);
+        expect(searched!.isError, searched!.text).toBe(false);
+        expect(searched!.json.pagination.total).toBe(1);
+        expectStructured(read!, ["ACCESS_DENIED", "NOT_FOUND", "NOT_A_FILE"]);
+        expect(read!.isError).toBe(true);
+      },
+    );
+  });
+
+  it("a file deleted between pages", async () => {
+    await withServer(
+      () => undefined,
+      async (s) => {
+        const wrong: string[] = [];
+        for (const { tool, first, next } of CONTINUED) {
+          writeVersions(s.dir, "A");
+          const page1 = await s.server.call(tool, first);
+          expect(page1.isError, page1.text).toBe(false);
+          unlinkSync(path.join(s.dir, "v.txt"));
+          unlinkSync(path.join(s.dir, "v.json"));
+          const page2 = await s.server.call(tool, next(page1.json)!);
+          const code = page2.json?.error?.code;
+          if (
+            !["NOT_FOUND", "CONTENT_CHANGED"].includes(code) &&
+            !(tool === "search" && !page2.isError)
+          )
+            wrong.push(`${tool}: ${page2.text.slice(0, 200)}`);
+        }
+        expect(wrong).toEqual([]);
+      },
+    );
+  });
+
+  it(
+    "a directory of 100,000 entries named by the caller",
+    async () => {
+      await withServer(
+        (dir) => {
+          mkdirSync(path.join(dir, "big"));
+          for (let i = 0; i < 100_000; i++) writeFileSync(path.join(dir, "big", `e${i}`), "");
+        },
+        async (s) => {
+          const [first, globbed] = await underAttack(s, [
+            () => s.server.call("list", { path: "big", limit: 10 }),
+            () => s.server.call("list", { path: "big", glob: "e9999?", limit: 10 }),
+          ]);
+          expect(first!.isError, first!.text).toBe(false);
+          expect(first!.json.pagination.total).toBe(100_000);
+          expect(globbed!.json.pagination.total).toBe(10);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS * 3,
+  );
+
+  it("JSON nested a million deep, and a JSONPath of 1,000 nested filters", async () => {
+    await withServer(
+      (dir) => {
+        writeFileSync(
+          path.join(dir, "deep.json"),
+          `${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`,
+        );
+        writeFileSync(path.join(dir, "small.json"), '[{"a":[1]}]');
+      },
+      async (s) => {
+        const nested = `$${"[?@".repeat(1000)}${"]".repeat(1000)}`;
+        const outcomes = await underAttack(s, [
+          () =>
+            s.server.call("json_read", { path: "deep.json", language: "jsonpath", query: "$..*" }),
+          () => s.server.call("json_open", { path: "deep.json", validation: "full" }),
+          () =>
+            s.server.call("json_read", { path: "small.json", language: "jsonpath", query: nested }),
+        ]);
+        const allowed = [
+          "RESOURCE_LIMIT_EXCEEDED",
+          "QUERY_SYNTAX_ERROR",
+          "UNSUPPORTED_QUERY_FEATURE",
+        ];
+        const labels = ["deep.json $..*", "deep.json json_open full", "1,000 nested filters"];
+        outcomes.forEach((out, i) => expectStructured(out, allowed, labels[i]));
+      },
+    );
+  });
+
+  it("regular expressions too large to compile, or a megabyte long", async () => {
+    await withServer(
+      (dir) => writeFileSync(path.join(dir, "x.log"), "a\n"),
+      async (s) => {
+        const outcomes = await underAttack(s, [
+          () => s.server.call("search", { pattern: "(?:a{1000}){1000}" }),
+          () => s.server.call("search", { pattern: "a|".repeat(500_000) }),
+          () => s.server.call("tail", { path: "x.log", grep: "/(?:a{1000}){1000}/" }),
+          () => s.server.call("tail", { path: "x.log", grep: "(?:a{1000}){1000}" }),
+        ]);
+        const labels = [
+          "a{1000}{1000}",
+          "1 MB alternation",
+          "tail /a{1000}{1000}/",
+          "tail substring",
+        ];
+        outcomes.forEach((out, n) =>
+          expectStructured(out, ["INVALID_ARGUMENT", "RESOURCE_LIMIT_EXCEEDED"], labels[n]),
+        );
+        expectStructured(out, ["INVALID_ARGUMENT", "RESOURCE_LIMIT_EXCEEDED"]);
+      },
+    );
+  });
+
+  it("file names with newlines, control characters and bytes that are not UTF-8", async () => {
+    await withServer(
+      (dir) => {
+        writeFileSync(path.join(dir, "new\nline.txt"), "needle\n");
+        writeFileSync(path.join(dir, "tab\tbell\u0007.txt"), "needle\n");
+        writeFileSync(
+          Buffer.concat([Buffer.from(`${dir}/bad-`), Buffer.from([0xff, 0xfe])]),
+          "needle\n",
+        );
+      },
+      async (s) => {
+        const [listed, searched] = await underAttack(s, [
+          () => s.server.call("list", {}),
+          () => s.server.call("search", { pattern: "needle" }),
+        ]);
+        expectStructured(listed!);
+        expectStructured(searched!);
+        if (!listed!.isError) expect(listed!.json.pagination.total).toBeGreaterThanOrEqual(3);
+        const named = await s.server.call("read", { path: "new\nline.txt", max_tokens: 300 });
+        expect(named.json?.content, named.text).toBe("needle\n");
+      },
+    );
+  });
+});
+
+describe("roots given through a symlink, and paths spelled every way", () => {
+  it("serves absolute paths and file:// URIs under both spellings of a symlinked root", async () => {
+    const { dir, cleanup } = tempDir("pagewise-reliability-link-", { inMemory: true });
+    const realRoot = path.join(dir, "real");
+    const link = path.join(dir, "link");
+    mkdirSync(realRoot);
+    writeFileSync(path.join(realRoot, "file.txt"), "inside\n");
+    symlinkSync(realRoot, link);
+    const server = await startServer(["--root", link]);
+    try {
+      for (const spelling of [
+        path.join(link, "file.txt"),
+        path.join(realRoot, "file.txt"),
+        pathToFileURL(path.join(link, "file.txt")).href,
+        `FILE://${path.join(realRoot, "file.txt")}`,
+        "file.txt",
+      ]) {
+        const out = await server.call("read", { path: spelling, max_tokens: 200 });
+        expect(out.isError, `${spelling}: ${out.text}`).toBe(false);
+        expect(out.json.content).toBe("inside\n");
+        expect(out.json.uri).toBe(pathToFileURL(path.join(realRoot, "file.txt")).href);
+      }
+      const slash = await server.call("read", { path: "file.txt/", max_tokens: 200 });
+      expect(slash.json.error.code).toBe("NOT_A_DIRECTORY");
+      expect(slash.json.error.retry).toEqual({ path: "file.txt" });
+      const denied = await server.call("read", { path: "/etc/hostname", max_tokens: 200 });
+      expect(denied.json.error.code).toBe("ACCESS_DENIED");
+      expect(denied.json.error.message).toContain(JSON.stringify(realRoot));
+      expect(denied.json.error.hint).toContain(JSON.stringify(realRoot));
+    } finally {
+      await server.close();
+      cleanup();
+    }
+  });
+
+  it("refuses to start on a root that is a regular file, with a message and no stack trace", async () => {
+    const { dir, cleanup } = tempDir("pagewise-reliability-fileroot-");
+    const file = path.join(dir, "file.txt");
+    writeFileSync(file, "x\n");
+    try {
+      const { spawnSync } = await import("node:child_process");
+      const { BIN } = await import("./support/server.js");
+      const run = spawnSync(process.execPath, [BIN, "serve", "--root", file], {
+        input: "",
+        encoding: "utf8",
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toMatch(/not a directory/i);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      cleanup();
+    }
+  });
 });
