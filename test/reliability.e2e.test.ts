@@ -17,7 +17,6 @@ import {
   closeSync,
   mkdirSync,
   openSync,
-  renameSync,
   rmSync,
   symlinkSync,
   unlinkSync,
@@ -1047,7 +1046,9 @@ describe("more hostile inputs", () => {
           "UNSUPPORTED_QUERY_FEATURE",
         ];
         const labels = ["deep.json $..*", "deep.json json_open full", "1,000 nested filters"];
-        outcomes.forEach((out, i) => expectStructured(out, allowed, labels[i]));
+        outcomes.forEach((out, i) => {
+          expectStructured(out, allowed, labels[i]);
+        });
       },
     );
   });
