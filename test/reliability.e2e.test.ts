@@ -1069,10 +1069,9 @@ describe("more hostile inputs", () => {
           "tail /a{1000}{1000}/",
           "tail substring",
         ];
-        outcomes.forEach((out, n) =>
-          expectStructured(out, ["INVALID_ARGUMENT", "RESOURCE_LIMIT_EXCEEDED"], labels[n]),
-        );
-        expectStructured(out, ["INVALID_ARGUMENT", "RESOURCE_LIMIT_EXCEEDED"]);
+        outcomes.forEach((out, n) => {
+          expectStructured(out, ["INVALID_ARGUMENT", "RESOURCE_LIMIT_EXCEEDED"], labels[n]);
+        });
       },
     );
   });
