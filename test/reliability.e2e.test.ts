@@ -955,6 +955,30 @@ describe("more hostile inputs", () => {
     ATTACK_TEST_TIMEOUT_MS,
   );
 
+  it(
+    "a flood of 100 searches at once from one caller over stdio",
+    async () => {
+      await withServer(
+        (dir) => {
+          const text = "lorem ipsum dolor sit amet consectetur\n".repeat(1000);
+          for (let i = 0; i < 20; i++) writeFileSync(path.join(dir, `f${i}.txt`), text);
+        },
+        async (s) => {
+          const flood = Array.from(
+            { length: 100 },
+            () => () => s.server.call("search", { pattern: "am[e]t\\s+con", max_tokens: 500 }),
+          );
+          const outcomes = await underAttack(s, flood);
+          for (const out of outcomes) {
+            expectStructured(out, ["RESOURCE_LIMIT_EXCEEDED"]);
+            if (!out.isError) expect(out.json.pagination.total).toBe(20_000);
+          }
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS * 2,
+  );
+
   it("symlink loops in a listed tree", async () => {
     await withServer(
       (dir) => {
