@@ -25,12 +25,14 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   isRunning,
   killHard,
   postRpc,
   processMemory,
+  releaseAll,
+  releaseAtTestEnd,
   serverPid,
   startChurner,
   startHttpServer,
@@ -45,6 +47,9 @@ const ATTACK_TEST_TIMEOUT_MS = 60_000;
 const PEAK_RSS_CEILING_KIB = 200 * 1024;
 const TINY = "tiny.txt";
 const TINY_TEXT = "tiny\n";
+
+// Whatever a test started is released when it ends, even when it ends by its timeout.
+afterEach(releaseAll);
 
 interface Served {
   server: ServerHandle;
@@ -63,20 +68,26 @@ async function withServer(
 ): Promise<void> {
   const { dir, cleanup } = tempDir("pagewise-reliability-", { inMemory: true });
   const extra: string[] = [];
-  let served: Served | undefined;
+  let server: ServerHandle | undefined;
+  let pid: number | undefined;
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    if (pid !== undefined) killHard(pid);
+    await server?.close().catch(() => undefined);
+    for (const p of extra) rmSync(p, { recursive: true, force: true });
+    cleanup();
+  };
+  releaseAtTestEnd(release);
   try {
     writeFileSync(path.join(dir, TINY), TINY_TEXT);
     setup(dir, (p) => extra.push(p));
-    const server = await startServer(["--root", dir, ...extraArgs]);
-    served = { server, pid: serverPid(dir), dir };
-    await body(served);
+    server = await startServer(["--root", dir, ...extraArgs]);
+    pid = serverPid(dir);
+    await body({ server, pid, dir });
   } finally {
-    if (served) {
-      killHard(served.pid);
-      await served.server.close().catch(() => undefined);
-    }
-    for (const p of extra) rmSync(p, { recursive: true, force: true });
-    cleanup();
+    await release();
   }
 }
 
@@ -730,6 +741,7 @@ async function withHttp(
   );
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   let id = 0;
+  releaseAtTestEnd(cleanup);
   try {
     setup(rootA);
     server = await startHttpServer(["--auth-file", path.join(dir, "auth.json"), ...extraArgs]);

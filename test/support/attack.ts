@@ -7,6 +7,27 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { BIN } from "./server.js";
 
+const pendingReleases: Array<() => unknown> = [];
+
+/**
+ * Registers `release` (idempotent) to run when the current test ends however it ends, a timeout
+ * included: a test stuck on a stalled server never reaches its own `finally`.
+ */
+export function releaseAtTestEnd(release: () => unknown): void {
+  pendingReleases.push(release);
+}
+
+/** Runs every registered release, newest first; for `afterEach`. */
+export async function releaseAll(): Promise<void> {
+  while (pendingReleases.length > 0) {
+    try {
+      await pendingReleases.pop()!();
+    } catch {
+      // Already released.
+    }
+  }
+}
+
 /** The pid of the server started with `serve` whose command line holds `marker` (its root). */
 export function serverPid(marker: string): number {
   const found: number[] = [];
@@ -69,12 +90,12 @@ export function startChurner(
     stdio: "ignore",
   });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  return {
-    stop: async () => {
-      child.kill("SIGKILL");
-      await exited;
-    },
+  const stop = async () => {
+    child.kill("SIGKILL");
+    await exited;
   };
+  releaseAtTestEnd(stop);
+  return { stop };
 }
 
 export interface HttpServer {
@@ -98,6 +119,11 @@ export function startHttpServer(args: string[]): Promise<HttpServer> {
       resolve();
     }),
   );
+  const stop = async () => {
+    if (!gone) proc.kill("SIGKILL");
+    await exit;
+  };
+  releaseAtTestEnd(stop);
   return new Promise((resolve, reject) => {
     proc.stderr!.on("data", (chunk) => {
       stderr += chunk.toString();
@@ -108,10 +134,7 @@ export function startHttpServer(args: string[]): Promise<HttpServer> {
           base: m[1]!.replace(/\/mcp$/, ""),
           pid: proc.pid,
           exited: () => gone,
-          stop: async () => {
-            if (!gone) proc.kill("SIGKILL");
-            await exit;
-          },
+          stop,
         });
       }
     });
