@@ -150,6 +150,18 @@ describe("ACCESS_DENIED", () => {
     expect(nul.message).toContain(JSON.stringify(real));
   });
 
+  it("echoes a caller's path quoted and shortened, however long or odd it is", async () => {
+    const roots = new Roots([real]);
+    const huge = `${"x/".repeat(500_000)}secret`;
+    for (const arg of [huge, `/elsewhere/${huge}`]) {
+      const err = await openFileConfined(roots, arg).catch((e) => e);
+      expect(err.message.length).toBeLessThan(1000);
+    }
+    const odd = await openFileConfined(roots, 'no\nsuch "file"').catch((e) => e);
+    expect(odd.code).toBe("NOT_FOUND");
+    expect(odd.message).toContain(JSON.stringify('no\nsuch "file"'));
+  });
+
   it("stays bounded however many roots a caller has", () => {
     const many = new Roots(Array.from({ length: 50 }, () => real));
     const err = many.outside("/elsewhere");

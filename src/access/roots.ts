@@ -19,6 +19,21 @@ import { PagewiseError } from "../core/index.js";
 
 /** Roots named in one error message; more are counted, not listed. */
 const ROOTS_NAMED_MAX = 10;
+/** Characters of a caller's path echoed in an error message; a longer path is shortened. */
+const PATH_SHOWN_MAX_CHARS = 240;
+
+/**
+ * A caller's path as shown in a message: JSON-quoted (control characters escaped), and shortened
+ * in the middle when long, so a hostile path cannot make an error message huge.
+ */
+function quote(pathArg: string): string {
+  const half = PATH_SHOWN_MAX_CHARS >> 1;
+  const shown =
+    pathArg.length > PATH_SHOWN_MAX_CHARS
+      ? `${pathArg.slice(0, half)}…${pathArg.slice(-half)}`
+      : pathArg;
+  return JSON.stringify(shown);
+}
 
 /** A `path` argument after lexical resolution. */
 interface ResolvedPath {
@@ -121,7 +136,7 @@ export class Roots {
   /** `resolve`, also telling whether the argument can only name a directory (a trailing `/`). */
   resolvePath(pathArg: string | undefined): ResolvedPath {
     const raw = pathArg ?? "";
-    if (this.dirs.length === 0) throw this.denied(`Access denied: "${raw}".`);
+    if (this.dirs.length === 0) throw this.denied(`Access denied: ${quote(raw)}.`);
     if (raw.includes("\0")) throw this.denied("Access denied: the path contains a NUL byte.");
     const candidate = fromFileUri(raw);
     if (candidate.includes("\0")) throw this.denied("Access denied: the path contains a NUL byte.");
@@ -143,7 +158,7 @@ export class Roots {
   /** ACCESS_DENIED for a path outside every root. */
   outside(pathArg: string): PagewiseError {
     return this.denied(
-      `Access denied: "${pathArg}" is outside the directories this caller may read.`,
+      `Access denied: ${quote(pathArg)} is outside the directories this caller may read.`,
     );
   }
 }
@@ -184,24 +199,24 @@ function fsError(err: unknown, pathArg: string, roots: Roots): PagewiseError {
   switch (code) {
     case "ENOENT":
     case "ENOTDIR":
-      return new PagewiseError("NOT_FOUND", `No such file or directory: "${pathArg}".`, {
+      return new PagewiseError("NOT_FOUND", `No such file or directory: ${quote(pathArg)}.`, {
         hint: "Check the path with the list tool.",
       });
     case "EACCES":
     case "EPERM":
-      return roots.denied(`Permission denied: "${pathArg}".`, {
+      return roots.denied(`Permission denied: ${quote(pathArg)}.`, {
         hint: "The operating system refuses this file to the server; choose another file.",
       });
     case "ELOOP":
       return roots.denied(
-        `Access denied: too many levels of symbolic links, or a link where none may be: "${pathArg}".`,
+        `Access denied: too many levels of symbolic links, or a link where none may be: ${quote(pathArg)}.`,
       );
     case "ENAMETOOLONG":
       return new PagewiseError("INVALID_ARGUMENT", "The path is too long.");
     default:
       return new PagewiseError(
         "INTERNAL_ERROR",
-        `Could not open "${pathArg}" (${code ?? "unknown error"}).`,
+        `Could not open ${quote(pathArg)} (${code ?? "unknown error"}).`,
       );
   }
 }
@@ -251,7 +266,7 @@ export async function openFileConfined(
   }
   if (directoryOnly && !pre.isDirectory()) throw trailingSlashOnFile(shown);
   if (pre.isDirectory()) {
-    throw new PagewiseError("NOT_A_FILE", `"${shown}" is a directory, not a file.`, {
+    throw new PagewiseError("NOT_A_FILE", `${quote(shown)} is a directory, not a file.`, {
       hint: "Use the list tool for directories.",
     });
   }
@@ -283,7 +298,7 @@ function trailingSlashOnFile(shown: string): PagewiseError {
   const withoutSlash = shown.replace(/\/\.?$/, "").replace(/\/+$/, "");
   return new PagewiseError(
     "NOT_A_DIRECTORY",
-    `"${shown}" ends with "/", which names a directory, but "${withoutSlash}" is not a directory.`,
+    `${quote(shown)} ends with "/", which names a directory, but ${quote(withoutSlash)} is not a directory.`,
     { hint: "Leave out the trailing slash to name the file.", retry: { path: withoutSlash } },
   );
 }
@@ -291,7 +306,7 @@ function trailingSlashOnFile(shown: string): PagewiseError {
 function notRegular(shown: string): PagewiseError {
   return new PagewiseError(
     "NOT_A_FILE",
-    `"${shown}" is not a regular file (a FIFO, socket or device).`,
+    `${quote(shown)} is not a regular file (a FIFO, socket or device).`,
     {
       hint: "Only regular files can be read.",
     },
@@ -322,7 +337,7 @@ export async function resolveDirectoryConfined(
     throw fsError(err, shown, roots);
   }
   if (!st.isDirectory()) {
-    throw new PagewiseError("NOT_A_DIRECTORY", `"${shown}" is not a directory.`, {
+    throw new PagewiseError("NOT_A_DIRECTORY", `${quote(shown)} is not a directory.`, {
       hint: "Use the read tool for files.",
     });
   }
