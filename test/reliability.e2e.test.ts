@@ -745,9 +745,14 @@ async function withHttp(
   try {
     setup(rootA);
     server = await startHttpServer(["--auth-file", path.join(dir, "auth.json"), ...extraArgs]);
+    // Never rejects: a call cut off when a stalled server is killed becomes a failing outcome.
     const call = async (who: "alice" | "bob", tool: string, args: Record<string, unknown>) => {
-      const res = await postRpc(server!.url, tokens[who], toolCall(++id, tool, args));
-      return toolOutcome(res.json);
+      try {
+        const res = await postRpc(server!.url, tokens[who], toolCall(++id, tool, args));
+        return toolOutcome(res.json);
+      } catch (err) {
+        return { isError: true, json: { error: { code: "NO_ANSWER", message: String(err) } } };
+      }
     };
     const bobAnswers = async () => {
       const tiny = await call("bob", "read", { path: TINY, max_tokens: 200 });
@@ -777,9 +782,13 @@ describe("over HTTP, one identity's attack never stalls another", () => {
           const batch = Array.from({ length: 60 }, (_, i) =>
             toolCall(1000 + i, "search", { pattern: "am[e]t\\s+con", max_tokens: 500 }),
           );
-          const inFlight = postRpc(h.url, "alice-token-5c1e9a", batch);
+          const inFlight = postRpc(h.url, "alice-token-5c1e9a", batch).catch((err: unknown) => ({
+            status: 0,
+            json: { error: { message: `no answer: ${String(err)}` } },
+          }));
           await h.bobAnswers();
           const res = await inFlight;
+          expect(res.status, JSON.stringify(res.json).slice(0, 300)).toBeGreaterThan(0);
           if (res.status >= 400 || !Array.isArray(res.json)) {
             // Refused as a whole: an HTTP error or one JSON-RPC error, never a crash.
             expect(res.status === 200 ? res.json?.error : res.status).toBeTruthy();
