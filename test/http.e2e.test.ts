@@ -226,8 +226,14 @@ describe("authentication", () => {
       });
       expect(denied.isError).toBe(true);
       expect(denied.json.error.code).toBe("ACCESS_DENIED");
-      // The message names only the path the caller sent, never the server's roots.
-      expect(JSON.stringify(denied.json)).not.toContain(rootA);
+      // The error names the caller's own roots (so it can correct the path), nobody else's.
+      const { message, hint } = denied.json.error;
+      for (const own of [rootA, rootA2]) {
+        expect(message).toContain(JSON.stringify(own));
+        expect(hint).toContain(JSON.stringify(own));
+      }
+      expect(message.replace(path.join(rootB, "secret.txt"), "")).not.toContain(rootB);
+      expect(hint).not.toContain(rootB);
       const escaped = await alice.call("read", { path: "../b/secret.txt", max_tokens: 500 });
       expect(escaped.json.error.code).toBe("ACCESS_DENIED");
 

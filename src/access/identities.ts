@@ -90,8 +90,8 @@ export function parseAuthFile(text: string, baseDir: string): AuthFileContents {
       try {
         new Roots([absolute]);
         usable.push(absolute);
-      } catch {
-        warnings.push(`identity "${name}": root ${absolute} does not exist; left out`);
+      } catch (err) {
+        warnings.push(`identity "${name}": ${(err as Error).message}; left out`);
       }
     }
     names.add(name);

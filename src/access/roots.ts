@@ -3,37 +3,84 @@
  * Roots and path confinement.
  *
  * A path argument is resolved lexically against the roots first (relative to the first root,
- * absolute inside a root, or a `file://` URI). The decisive check is made on what is actually
- * opened: after `open`, the real path of the descriptor (`/proc/self/fd/N` on Linux) must lie inside
- * a root, so a symlink swapped in between a check and the open cannot escape. Errors never list the
- * roots.
+ * absolute inside a root, or a `file://` URI; `..` is resolved lexically). A root may be named
+ * through a symlink (`--root LINK`): absolute paths under either spelling, the one given or the
+ * canonical one, resolve to the canonical root fixed when the roots were built. The decisive check
+ * is made on what is actually opened: after `open`, the real path of the descriptor
+ * (`/proc/self/fd/N` on Linux) must lie inside a root, so a symlink swapped in between a check and
+ * the open cannot escape. An ACCESS_DENIED error names the caller's own roots, so an agent can
+ * correct its path; nobody else's roots ever appear.
  */
-import { constants, realpathSync } from "node:fs";
+import { constants, realpathSync, statSync } from "node:fs";
 import { type FileHandle, open, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PagewiseError } from "../core/index.js";
 
+/** Roots named in one error message; more are counted, not listed. */
+const ROOTS_NAMED_MAX = 10;
+/** Characters of a caller's path echoed in an error message; a longer path is shortened. */
+const PATH_SHOWN_MAX_CHARS = 240;
+
+/**
+ * A caller's path as shown in a message: JSON-quoted (control characters escaped), and shortened
+ * in the middle when long, so a hostile path cannot make an error message huge.
+ */
+function quote(pathArg: string): string {
+  const half = PATH_SHOWN_MAX_CHARS >> 1;
+  const shown =
+    pathArg.length > PATH_SHOWN_MAX_CHARS
+      ? `${pathArg.slice(0, half)}…${pathArg.slice(-half)}`
+      : pathArg;
+  return JSON.stringify(shown);
+}
+
+/** A `path` argument after lexical resolution. */
+interface ResolvedPath {
+  /** Absolute, normalized, under a canonical root. */
+  readonly lexical: string;
+  /** The argument ends in `/` or `/.`: like the OS, it names a directory (ENOTDIR otherwise). */
+  readonly directoryOnly: boolean;
+}
+
 export class Roots {
   /** Canonical (real) root directories. */
   readonly dirs: readonly string[];
+  /** The absolute spellings the roots were given with, where they differ from `dirs`. */
+  readonly #aliases: ReadonlyArray<{ readonly given: string; readonly index: number }>;
 
   /** Roots that contain nothing: every path and every cursor is ACCESS_DENIED. */
   static none(): Roots {
     return new Roots([], { allowEmpty: true });
   }
 
+  /**
+   * Canonicalizes each root. A root that does not exist is NOT_FOUND, one that is not a directory
+   * (a regular file, a FIFO, a device) is NOT_A_DIRECTORY: refused here, when the roots are built,
+   * rather than on every call.
+   */
   constructor(dirs: readonly string[], options: { allowEmpty?: boolean } = {}) {
     if (dirs.length === 0 && !options.allowEmpty) {
       throw new PagewiseError("INVALID_ARGUMENT", "At least one root is required.");
     }
-    this.dirs = dirs.map((d) => {
+    const aliases: Array<{ given: string; index: number }> = [];
+    this.dirs = dirs.map((d, index) => {
+      let real: string;
       try {
-        return realpathSync(d);
+        real = realpathSync(d);
       } catch {
         throw new PagewiseError("NOT_FOUND", `Root directory does not exist: ${d}`);
       }
+      if (!statSync(real).isDirectory()) {
+        throw new PagewiseError("NOT_A_DIRECTORY", `Root is not a directory: ${d}`, {
+          hint: "Give a directory as the root; to serve one file, give the directory holding it.",
+        });
+      }
+      const given = path.resolve(d);
+      if (given !== real) aliases.push({ given, index });
+      return real;
     });
+    this.#aliases = aliases;
   }
 
   /** The index of the root containing the canonical path `real`, or -1. */
@@ -49,33 +96,96 @@ export class Roots {
     return path.relative(this.dirs[index]!, real).split(path.sep).join("/");
   }
 
+  /** The caller's roots in words, for error messages (bounded however many roots there are). */
+  describe(): string {
+    const named = this.dirs.slice(0, ROOTS_NAMED_MAX).map((d) => JSON.stringify(d));
+    const more = this.dirs.length - named.length;
+    return more > 0 ? `${named.join(", ")} and ${more} more` : named.join(", ");
+  }
+
+  /**
+   * An ACCESS_DENIED error whose message and hint name the directories this caller may read (its
+   * own roots only).
+   */
+  denied(message: string, details: { hint?: string } = {}): PagewiseError {
+    if (this.dirs.length === 0) {
+      return new PagewiseError(
+        "ACCESS_DENIED",
+        `${message} This caller may not read any directory.`,
+        {
+          hint: "Ask the server's administrator to grant a root.",
+        },
+      );
+    }
+    const list = this.describe();
+    const hint =
+      details.hint ??
+      `Use a path relative to ${JSON.stringify(this.dirs[0])}, or an absolute path or file:// URI inside ${this.dirs.length === 1 ? "it" : `one of: ${list}`}.`;
+    return new PagewiseError(
+      "ACCESS_DENIED",
+      `${message} This caller may read ${this.dirs.length === 1 ? "the directory" : "the directories"} ${list}.`,
+      { hint },
+    );
+  }
+
   /** Lexical resolution of a `path` argument; throws ACCESS_DENIED when it lies outside every root. */
   resolve(pathArg: string | undefined): string {
+    return this.resolvePath(pathArg).lexical;
+  }
+
+  /** `resolve`, also telling whether the argument can only name a directory (a trailing `/`). */
+  resolvePath(pathArg: string | undefined): ResolvedPath {
     const raw = pathArg ?? "";
-    if (this.dirs.length === 0) {
-      throw new PagewiseError("ACCESS_DENIED", "This caller may not read any directory.", {
-        hint: "Ask the server's administrator to grant a root.",
-      });
-    }
-    if (raw.includes("\0")) {
-      throw new PagewiseError("ACCESS_DENIED", "The path contains a NUL byte.");
-    }
-    let candidate = raw;
-    if (raw.startsWith("file:")) {
-      try {
-        candidate = fileURLToPath(raw);
-      } catch {
-        throw new PagewiseError("INVALID_ARGUMENT", "The path is not a valid file:// URI.");
-      }
-      if (candidate.includes("\0"))
-        throw new PagewiseError("ACCESS_DENIED", "The path contains a NUL byte.");
-    }
+    if (this.dirs.length === 0) throw this.denied(`Access denied: ${quote(raw)}.`);
+    if (raw.includes("\0")) throw this.denied("Access denied: the path contains a NUL byte.");
+    const candidate = fromFileUri(raw);
+    if (candidate.includes("\0")) throw this.denied("Access denied: the path contains a NUL byte.");
+    const directoryOnly = /(^|\/)\.?$/.test(candidate) && candidate !== "";
     const resolved = path.isAbsolute(candidate)
       ? path.resolve(candidate)
       : path.resolve(this.dirs[0]!, candidate);
-    if (this.rootIndexOf(resolved) < 0) throw outside(raw);
-    return resolved;
+    if (this.rootIndexOf(resolved) >= 0) return { lexical: resolved, directoryOnly };
+    // A root given through a symlink: its given spelling stands for the canonical root.
+    for (const { given, index } of this.#aliases) {
+      if (isInside(given, resolved)) {
+        const rest = path.relative(given, resolved);
+        return { lexical: path.join(this.dirs[index]!, rest), directoryOnly };
+      }
+    }
+    throw this.outside(raw);
   }
+
+  /** ACCESS_DENIED for a path outside every root. */
+  outside(pathArg: string): PagewiseError {
+    return this.denied(
+      `Access denied: ${quote(pathArg)} is outside the directories this caller may read.`,
+    );
+  }
+}
+
+/**
+ * The filesystem path of a `file:` URI (the scheme in any case, as URI schemes are
+ * case-insensitive); any other string unchanged. A query or fragment is refused rather than dropped,
+ * so `file:///a?b` never silently reads `/a`.
+ */
+function fromFileUri(raw: string): string {
+  if (!/^file:/i.test(raw)) return raw;
+  let candidate: string;
+  try {
+    candidate = fileURLToPath(new URL(raw));
+  } catch {
+    throw new PagewiseError("INVALID_ARGUMENT", "The path is not a valid file:// URI.", {
+      hint: "Use file:///absolute/path (percent-encode special characters), or a plain path.",
+    });
+  }
+  if (/[?#]/.test(raw)) {
+    throw new PagewiseError(
+      "INVALID_ARGUMENT",
+      "The file:// URI has a query (?) or fragment (#), which name no file.",
+      { hint: "Percent-encode ? as %3F and # as %23 when they are part of the file name." },
+    );
+  }
+  return candidate;
 }
 
 export function isInside(root: string, candidate: string): boolean {
@@ -84,38 +194,29 @@ export function isInside(root: string, candidate: string): boolean {
   return candidate.startsWith(prefix);
 }
 
-function outside(pathArg: string): PagewiseError {
-  return new PagewiseError(
-    "ACCESS_DENIED",
-    `Access denied: "${pathArg}" is outside the directories this server may read.`,
-    {
-      hint: "Use a path relative to the server's root, or an absolute path inside it.",
-    },
-  );
-}
-
-function fsError(err: unknown, pathArg: string): PagewiseError {
+function fsError(err: unknown, pathArg: string, roots: Roots): PagewiseError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case "ENOENT":
     case "ENOTDIR":
-      return new PagewiseError("NOT_FOUND", `No such file or directory: "${pathArg}".`, {
+      return new PagewiseError("NOT_FOUND", `No such file or directory: ${quote(pathArg)}.`, {
         hint: "Check the path with the list tool.",
       });
     case "EACCES":
     case "EPERM":
-      return new PagewiseError("ACCESS_DENIED", `Permission denied: "${pathArg}".`);
+      return roots.denied(`Permission denied: ${quote(pathArg)}.`, {
+        hint: "The operating system refuses this file to the server; choose another file.",
+      });
     case "ELOOP":
-      return new PagewiseError(
-        "ACCESS_DENIED",
-        `Too many levels of symbolic links, or a link where none may be: "${pathArg}".`,
+      return roots.denied(
+        `Access denied: too many levels of symbolic links, or a link where none may be: ${quote(pathArg)}.`,
       );
     case "ENAMETOOLONG":
       return new PagewiseError("INVALID_ARGUMENT", "The path is too long.");
     default:
       return new PagewiseError(
         "INTERNAL_ERROR",
-        `Could not open "${pathArg}" (${code ?? "unknown error"}).`,
+        `Could not open ${quote(pathArg)} (${code ?? "unknown error"}).`,
       );
   }
 }
@@ -149,22 +250,23 @@ export async function openFileConfined(
   pathArg: string | undefined,
 ): Promise<OpenedFile> {
   const shown = pathArg ?? "";
-  const lexical = roots.resolve(pathArg);
+  const { lexical, directoryOnly } = roots.resolvePath(pathArg);
   let real: string;
   try {
     real = await realpath(lexical);
   } catch (err) {
-    throw fsError(err, shown);
+    throw fsError(err, shown, roots);
   }
-  if (roots.rootIndexOf(real) < 0) throw outside(shown);
+  if (roots.rootIndexOf(real) < 0) throw roots.outside(shown);
   let pre: Awaited<ReturnType<typeof stat>>;
   try {
     pre = await stat(real);
   } catch (err) {
-    throw fsError(err, shown);
+    throw fsError(err, shown, roots);
   }
+  if (directoryOnly && !pre.isDirectory()) throw trailingSlashOnFile(shown);
   if (pre.isDirectory()) {
-    throw new PagewiseError("NOT_A_FILE", `"${shown}" is a directory, not a file.`, {
+    throw new PagewiseError("NOT_A_FILE", `${quote(shown)} is a directory, not a file.`, {
       hint: "Use the list tool for directories.",
     });
   }
@@ -176,25 +278,35 @@ export async function openFileConfined(
       constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW,
     );
   } catch (err) {
-    throw fsError(err, shown);
+    throw fsError(err, shown, roots);
   }
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw notRegular(shown);
     const opened = await descriptorPath(handle, real);
     const rootIndex = roots.rootIndexOf(opened);
-    if (rootIndex < 0) throw outside(shown);
+    if (rootIndex < 0) throw roots.outside(shown);
     return { handle, realPath: opened, rootIndex };
   } catch (err) {
     await handle.close();
-    throw err instanceof PagewiseError ? err : fsError(err, shown);
+    throw err instanceof PagewiseError ? err : fsError(err, shown, roots);
   }
+}
+
+/** `a.txt/` names a directory; like the OS (ENOTDIR), it never reads the file `a.txt`. */
+function trailingSlashOnFile(shown: string): PagewiseError {
+  const withoutSlash = shown.replace(/\/\.?$/, "").replace(/\/+$/, "");
+  return new PagewiseError(
+    "NOT_A_DIRECTORY",
+    `${quote(shown)} ends with "/", which names a directory, but ${quote(withoutSlash)} is not a directory.`,
+    { hint: "Leave out the trailing slash to name the file.", retry: { path: withoutSlash } },
+  );
 }
 
 function notRegular(shown: string): PagewiseError {
   return new PagewiseError(
     "NOT_A_FILE",
-    `"${shown}" is not a regular file (a FIFO, socket or device).`,
+    `${quote(shown)} is not a regular file (a FIFO, socket or device).`,
     {
       hint: "Only regular files can be read.",
     },
@@ -214,18 +326,18 @@ export async function resolveDirectoryConfined(
   try {
     real = await realpath(lexical);
   } catch (err) {
-    throw fsError(err, shown);
+    throw fsError(err, shown, roots);
   }
   const rootIndex = roots.rootIndexOf(real);
-  if (rootIndex < 0) throw outside(shown);
+  if (rootIndex < 0) throw roots.outside(shown);
   let st: Awaited<ReturnType<typeof stat>>;
   try {
     st = await stat(real);
   } catch (err) {
-    throw fsError(err, shown);
+    throw fsError(err, shown, roots);
   }
   if (!st.isDirectory()) {
-    throw new PagewiseError("NOT_A_DIRECTORY", `"${shown}" is not a directory.`, {
+    throw new PagewiseError("NOT_A_DIRECTORY", `${quote(shown)} is not a directory.`, {
       hint: "Use the read tool for files.",
     });
   }

@@ -88,7 +88,10 @@ export class CursorCodec {
       throw invalid("The cursor is not a pagewise cursor.");
     }
     const raw = Buffer.from(cursor, "base64url");
-    if (raw.length < 4 + MAC_BYTES || raw[0] !== FORMAT) {
+    // One spelling per cursor: Node's decoder ignores a dangling character and the unused low
+    // bits of the last one, so several strings decode to these bytes; only the canonical one is
+    // accepted.
+    if (raw.toString("base64url") !== cursor || raw.length < 4 + MAC_BYTES || raw[0] !== FORMAT) {
       throw invalid("The cursor is not a pagewise cursor.");
     }
     const keyId = (raw[1]! << 8) | raw[2]!;
