@@ -10,7 +10,7 @@ export {
   MAX_GITIGNORE_RULE_CHARS,
   MAX_GITIGNORE_RULES,
 } from "./gitignore.js";
-export { compileGlob, type PathMatcher } from "./glob.js";
+
 export {
   createListSource,
   DEFAULT_LIST_LIMIT,

@@ -22,6 +22,7 @@ import {
   PagewiseError,
   type Source,
 } from "../../core/index.js";
+import { compileGlob } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import {
   checkCursorDirectoryPath,
@@ -29,7 +30,6 @@ import {
   readFileRef,
   writeFileRef,
 } from "../shared/file-ref.js";
-import { compileGlob } from "./glob.js";
 import { compareCodePoints } from "./order.js";
 import { walkReportMembers } from "./report.js";
 import { ancestorsWithin, type WalkStats, walk } from "./walk.js";

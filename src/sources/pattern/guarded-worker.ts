@@ -38,12 +38,59 @@ export function stalled(stallMs: number): PagewiseError {
   );
 }
 
+/**
+ * Worker threads one pool runs at once. Each thread costs tens of MiB, so a flood of calls (a
+ * hundred searches sent at once) must queue for threads rather than start one each: memory stays
+ * bounded whatever the callers send, and two cores are busy either way.
+ */
+export const MAX_LIVE_WORKERS = 4;
+
 export class GuardedWorkers {
   private readonly idle: Worker[] = [];
+  private live = 0;
+  private readonly waiting: Array<() => void> = [];
   constructor(
     private readonly url: URL,
     private readonly maxIdle: number,
+    private readonly maxLive: number = MAX_LIVE_WORKERS,
   ) {}
+
+  /** Waits for a free thread (queued in arrival order); a cancelled call leaves the queue. */
+  private async acquire(signal: AbortSignal | undefined): Promise<void> {
+    if (this.live < this.maxLive) {
+      this.live++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const grant = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(new PagewiseError("CANCELLED", "The request was cancelled before it finished."));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiting.push(grant);
+    });
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.live--;
+  }
+
+  async run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
+    options.signal?.throwIfAborted();
+    await this.acquire(options.signal);
+    try {
+      return await this.runNow<T>(job, options);
+    } finally {
+      this.release();
+    }
+  }
 
   /** Whether the compiled worker exists (tests run on the TypeScript sources, where it does not). */
   available(): boolean {
@@ -54,7 +101,7 @@ export class GuardedWorkers {
     }
   }
 
-  run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
+  private runNow<T>(job: unknown, options: GuardedRunOptions): Promise<T> {
     options.signal?.throwIfAborted();
     const worker = this.idle.pop() ?? new Worker(this.url);
     worker.ref();

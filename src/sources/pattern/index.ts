@@ -3,6 +3,8 @@
  * User-supplied patterns, shared by `search` and `tail`: smart case, a linear-time RE2 engine for
  * every pattern RE2 reads the same way, and the guarded worker for the rest.
  */
+
+export { compileGlob, MAX_GLOB_CHARS, type PathMatcher } from "./glob.js";
 export {
   DEFAULT_STALL_MS,
   type GuardedRunOptions,

@@ -70,6 +70,13 @@ export function compilePattern(
   if (pattern.length === 0) {
     throw new PagewiseError("INVALID_ARGUMENT", `${argument} must not be empty.`);
   }
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw new PagewiseError(
+      "INVALID_ARGUMENT",
+      `${argument} is ${pattern.length} characters long, more than the ${MAX_PATTERN_CHARS} a pattern may have.`,
+      { limit: { name: "max_pattern_chars", limit: MAX_PATTERN_CHARS, value: pattern.length } },
+    );
+  }
   const caseSensitive = mode === "smart" ? hasUpperCase(pattern, literal) : mode === "sensitive";
   const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern;
   const fold = caseSensitive ? "" : "i";
@@ -78,6 +85,14 @@ export function compilePattern(
   // older rules, which RE2 does not share.
   const re2Source = flags.includes("u") ? toRe2Source(source, !caseSensitive) : undefined;
   const usable = re2Source !== undefined && re2Compiles(re2Source, fold);
+  if (re2Source !== undefined && !usable) {
+    // RE2 reads it the same way but its program is over RE2's memory budget (`(?:a{1000}){1000}`):
+    // V8 would compile it too, into code of a similar size, in the worker's heap.
+    throw new PagewiseError(
+      "RESOURCE_LIMIT_EXCEEDED",
+      `${argument} compiles to a program larger than the matcher's memory budget (max_pattern_program: repetition counts multiply). Use smaller counts, or a literal.`,
+    );
+  }
   return {
     source,
     flags,
@@ -108,6 +123,9 @@ function jsFlags(source: string, fold: string, argument: string, literalArgument
     }
   }
 }
+
+/** Longest pattern accepted, in characters (ripgrep bounds the compiled size; this bounds input). */
+export const MAX_PATTERN_CHARS = 64 * 1024;
 
 type Re2Constructor = new (source: string, flags: string) => LineMatcher;
 let re2Class: Re2Constructor | undefined;

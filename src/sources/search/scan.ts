@@ -20,12 +20,13 @@ import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { type BigIntStats, closeSync, fstatSync, readSync } from "node:fs";
 import { identityKey, PagewiseError } from "../../core/index.js";
-import { compareCodePoints, compileGlob, type WalkEntry, walk } from "../listing/index.js";
+import { compareCodePoints, type WalkEntry, walk } from "../listing/index.js";
 import {
   type ByteMatcher,
   byteMatcher,
   type CompiledPattern,
   chunkMatcher,
+  compileGlob,
   type LineMatcher,
   lineMatcher,
 } from "../pattern/index.js";

@@ -23,12 +23,11 @@ import {
 } from "../../core/index.js";
 import {
   ancestorsWithin,
-  compileGlob,
   DEFAULT_LIST_LIMIT,
   DEFAULT_MAX_WALK_ENTRIES,
   MAX_LIST_LIMIT,
 } from "../listing/index.js";
-import { type CaseMode, compilePattern } from "../pattern/index.js";
+import { type CaseMode, compileGlob, compilePattern } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";

@@ -45,10 +45,7 @@ export function readFileRef(r: ByteReader, roots: Roots): { absolute: string; re
       return { absolute, ref: { rootIndex: i, relPath } };
     }
   }
-  throw new PagewiseError(
-    "ACCESS_DENIED",
-    "The cursor names a directory this caller may no longer read.",
-  );
+  throw roots.denied("The cursor names a directory this caller may no longer read.");
 }
 
 /** INVALID_CURSOR for a cursor passed with a `path` other than the one it was made for. */

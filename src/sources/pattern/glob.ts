@@ -1,0 +1,101 @@
+/**
+ * @module
+ * Glob filters (picomatch syntax), matched in linear time. A glob without `/` matches the entry's
+ * name at any depth (`*.ts` finds `src/a.ts`, like ripgrep's `-g` and `.gitignore`); a glob with
+ * `/` matches the whole path relative to the listed directory (`src/**\/*.ts`). Dot files match like
+ * any other name once they are included (`include_hidden`). Syntax errors are INVALID_ARGUMENT.
+ *
+ * picomatch compiles a glob to a JavaScript regular expression whose lazy wildcards backtrack
+ * polynomially in their number: `*a*a*a…*b` against a long name can hold a thread for minutes. The
+ * same expression runs on RE2 (linear time) once the lookaheads picomatch adds only to refuse `.`
+ * and `..` segments and empty names are dropped — a directory walk never yields either. A glob
+ * RE2 cannot run (a negated extglob needs a lookahead) keeps picomatch, and then only with a few
+ * wildcards, where backtracking stays bounded.
+ */
+import { createRequire } from "node:module";
+import picomatch from "picomatch";
+import { PagewiseError } from "../../core/index.js";
+
+export type PathMatcher = (relPath: string) => boolean;
+
+/** Longest glob accepted, in characters. */
+export const MAX_GLOB_CHARS = 1024;
+/** Wildcards (`*`) a glob may have when it has to run on the backtracking engine. */
+export const MAX_BACKTRACKING_GLOB_WILDCARDS = 3;
+
+/** The lookaheads picomatch emits to refuse `.`/`..` segments and empty names. */
+const SEGMENT_GUARDS = ["(?!(?:^|\\/)\\.{1,2}(?:\\/|$))", "(?!\\.{1,2}(?:\\/|$))", "(?=.)"];
+
+interface Re2Like {
+  test(text: string): boolean;
+}
+type Re2Constructor = new (source: string, flags: string) => Re2Like;
+let re2Class: Re2Constructor | undefined;
+
+function re2(): Re2Constructor {
+  re2Class ??= createRequire(import.meta.url)("re2") as Re2Constructor;
+  return re2Class;
+}
+
+function invalidGlob(glob: string, why: string, limit?: PagewiseError["details"]["limit"]) {
+  return new PagewiseError(
+    "INVALID_ARGUMENT",
+    `glob ${JSON.stringify(glob.slice(0, 200))} ${why}`,
+    {
+      hint: 'Fix the glob (picomatch syntax, e.g. "**/*.ts" or "src/**"), or leave it out.',
+      ...(limit ? { limit } : {}),
+    },
+  );
+}
+
+export function compileGlob(glob: string | undefined): PathMatcher | undefined {
+  if (glob === undefined) return undefined;
+  if (glob.length === 0 || glob.includes("\0")) {
+    throw new PagewiseError(
+      "INVALID_ARGUMENT",
+      "glob must be a non-empty pattern such as **/*.ts.",
+    );
+  }
+  if (glob.length > MAX_GLOB_CHARS) {
+    throw invalidGlob(glob, `is longer than ${MAX_GLOB_CHARS} characters.`, {
+      name: "max_glob_chars",
+      limit: MAX_GLOB_CHARS,
+      value: glob.length,
+    });
+  }
+  const basename = !glob.includes("/");
+  const options = { dot: true, basename, strictBrackets: true };
+  let regex: RegExp;
+  try {
+    regex = picomatch.makeRe(glob, options);
+  } catch (err) {
+    throw invalidGlob(glob, `is not a valid glob: ${(err as Error).message}.`);
+  }
+  let source = regex.source;
+  for (const guard of SEGMENT_GUARDS) source = source.split(guard).join("");
+  let linear: Re2Like | undefined;
+  try {
+    linear = new (re2())(source, regex.flags.replace("u", ""));
+  } catch {
+    linear = undefined;
+  }
+  if (linear) {
+    const matcher = linear;
+    return basename
+      ? (relPath) => matcher.test(relPath.slice(relPath.lastIndexOf("/") + 1))
+      : (relPath) => matcher.test(relPath);
+  }
+  const wildcards = glob.split("*").length - 1;
+  if (wildcards > MAX_BACKTRACKING_GLOB_WILDCARDS) {
+    throw invalidGlob(
+      glob,
+      `needs the backtracking matcher (a negated pattern) and has ${wildcards} wildcards, more than ${MAX_BACKTRACKING_GLOB_WILDCARDS}.`,
+      {
+        name: "max_backtracking_glob_wildcards",
+        limit: MAX_BACKTRACKING_GLOB_WILDCARDS,
+        value: wildcards,
+      },
+    );
+  }
+  return picomatch(glob, options);
+}
