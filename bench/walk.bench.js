@@ -41,7 +41,7 @@ import {
 
 const REPS = Number(process.env.BENCH_REPS ?? 5);
 const DIST = path.join(path.dirname(PAGEWISE_BIN), "../dist");
-const { walk } = await import(pathToFileURL(path.join(DIST, "sources/listing/index.js")).href);
+const { walk } = await import(pathToFileURL(path.join(DIST, "sources/walk/index.js")).href);
 
 const tree = path.join(existsSync("/dev/shm") ? "/dev/shm" : DATA_DIR, "pagewise-bench-walk");
 if (!existsSync(path.join(tree, "done"))) {

@@ -9,3 +9,4 @@ export * from "./search/index.js";
 export type { SourceContext } from "./shared/context.js";
 export * from "./tail/index.js";
 export * from "./text/index.js";
+export * from "./walk/index.js";

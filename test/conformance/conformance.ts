@@ -30,7 +30,7 @@ export const PROMISES = [
 ] as const;
 export type PromiseName = (typeof PROMISES)[number];
 
-// biome-ignore lint/suspicious/noExplicitAny: pages are the tools' JSON, checked field by field
+/** A page is a tool's JSON, checked field by field. */
 type Page = any;
 
 export interface ConformanceCase {

@@ -20,8 +20,8 @@ import {
   runSource,
 } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
+import { startSwapRace } from "../walk/test-support/swap-race.js";
 import { createListSource } from "./list.js";
-import { startSwapRace } from "./test-support/swap-race.js";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-list-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

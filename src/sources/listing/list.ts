@@ -19,7 +19,6 @@ import {
   malformedCursor,
   type PageParam,
   type PageRequest,
-  PagewiseError,
   type Source,
 } from "../../core/index.js";
 import { compileGlob } from "../pattern/index.js";
@@ -30,17 +29,20 @@ import {
   readFileRef,
   writeFileRef,
 } from "../shared/file-ref.js";
-import { compareCodePoints } from "./order.js";
-import { walkReportMembers } from "./report.js";
-import { ancestorsWithin, type WalkStats, walk } from "./walk.js";
+import {
+  ancestorsWithin,
+  compareCodePoints,
+  DEFAULT_MAX_WALK_ENTRIES,
+  type WalkStats,
+  walk,
+  walkReportMembers,
+} from "../walk/index.js";
 
 export const LIST_TOOL = "list";
 /** Items per page when `limit` is not given. */
 export const DEFAULT_LIST_LIMIT = 100;
 /** Largest `limit`; larger requests are lowered to it and the page says so. */
 export const MAX_LIST_LIMIT = 1000;
-/** Directory entries one walk may read (`--max-walk-entries`). */
-export const DEFAULT_MAX_WALK_ENTRIES = 2_000_000;
 
 export type ListType = "file" | "directory" | "any";
 

@@ -8,7 +8,7 @@
  * directory above it.
  */
 import path from "node:path";
-import { compareCodePoints, type WalkEntry, type WalkOptions, walk } from "../listing/index.js";
+import { compareCodePoints, type WalkEntry, type WalkOptions, walk } from "../walk/index.js";
 
 export interface ResumeWalkOptions extends Omit<WalkOptions, "recursive" | "ancestors"> {
   readonly ancestors: readonly string[];

@@ -20,7 +20,6 @@ import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { type BigIntStats, closeSync, fstatSync, readSync } from "node:fs";
 import { identityKey, PagewiseError } from "../../core/index.js";
-import { compareCodePoints, type WalkEntry, walk } from "../listing/index.js";
 import {
   type ByteMatcher,
   byteMatcher,
@@ -30,6 +29,7 @@ import {
   type LineMatcher,
   lineMatcher,
 } from "../pattern/index.js";
+import { compareCodePoints, type WalkEntry, walk } from "../walk/index.js";
 import { ConfinedOpener } from "./confine.js";
 import { walkFrom } from "./resume-walk.js";
 

@@ -21,16 +21,11 @@ import {
   malformedCursor,
   PagewiseError,
 } from "../../core/index.js";
-import {
-  ancestorsWithin,
-  DEFAULT_LIST_LIMIT,
-  DEFAULT_MAX_WALK_ENTRIES,
-  MAX_LIST_LIMIT,
-} from "../listing/index.js";
 import { type CaseMode, compileGlob, compilePattern } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
+import { ancestorsWithin, DEFAULT_MAX_WALK_ENTRIES } from "../walk/index.js";
 import { runScanJob } from "./pool.js";
 import {
   FILE_TAG_BYTES,
@@ -41,6 +36,10 @@ import {
 } from "./scan.js";
 
 export const SEARCH_TOOL = "search";
+/** Matches per page when `limit` is not given. */
+export const DEFAULT_SEARCH_LIMIT = 100;
+/** Largest `limit`; larger requests are lowered to it and the page says so. */
+export const MAX_SEARCH_LIMIT = 1000;
 /** Characters of a match line shown around the match when the line is longer. */
 export const DEFAULT_MAX_CHARS_PER_MATCH = 400;
 /** Most context lines before and after a match. */
@@ -426,11 +425,11 @@ function mergeQuery<Q extends object>(fromCursor: Q, given: Partial<Q>): Q {
 
 /** The applied limit: the default, or the requested one lowered to the maximum (with a note). */
 function effectiveLimit(requested: number | undefined): { limit: number; note?: string } {
-  if (requested === undefined) return { limit: DEFAULT_LIST_LIMIT };
-  if (requested > MAX_LIST_LIMIT)
+  if (requested === undefined) return { limit: DEFAULT_SEARCH_LIMIT };
+  if (requested > MAX_SEARCH_LIMIT)
     return {
-      limit: MAX_LIST_LIMIT,
-      note: `limit ${requested} was lowered to the maximum of ${MAX_LIST_LIMIT}.`,
+      limit: MAX_SEARCH_LIMIT,
+      note: `limit ${requested} was lowered to the maximum of ${MAX_SEARCH_LIMIT}.`,
     };
   return { limit: requested };
 }

@@ -35,6 +35,9 @@ import {
 } from "./gitignore.js";
 import { compareCodePoints } from "./order.js";
 
+/** Directory entries one walk may read (`--max-walk-entries`). */
+export const DEFAULT_MAX_WALK_ENTRIES = 2_000_000;
+
 export type EntryType = "file" | "directory" | "symlink" | "other";
 
 /** The file-system call the walker opens directories with; injectable for tests (EACCES as root). */
