@@ -18,16 +18,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Roots } from "../../access/index.js";
-import {
-  CursorCodec,
-  defaultEstimator,
-  ephemeralCursorKey,
-  FileVersions,
-  isPagewiseError,
-} from "../../core/index.js";
+import { defaultEstimator, isPagewiseError } from "../../core/index.js";
 import { compilePattern } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
+import { tempSourceContext } from "../shared/test-support/context.js";
 import { ConfinedOpener } from "./confine.js";
 import { runScanJob } from "./pool.js";
 import type { ScanJob, ScanResult } from "./scan.js";
@@ -35,16 +29,11 @@ import { type SearchRequest, searchPage } from "./search.js";
 
 let dir: string;
 let ctx: SourceContext;
+let cleanup: () => void;
 beforeAll(() => {
-  dir = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-search-")));
-  ctx = {
-    caller: { identity: "test", roots: new Roots([dir]) },
-    codec: new CursorCodec({ key: ephemeralCursorKey() }),
-    estimator: defaultEstimator,
-    versions: new FileVersions(),
-  };
+  ({ dir, ctx, cleanup } = tempSourceContext("pagewise-search-"));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => cleanup());
 
 interface Page {
   items: Array<{ path: string; line: number; text: string }>;

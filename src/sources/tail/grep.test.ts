@@ -2,34 +2,22 @@
  * tail's `grep`: a regular expression with smart case (not a substring), `grep_literal` for plain
  * text, both kept by the cursor, and hostile patterns answered by the linear-time engine.
  */
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Roots } from "../../access/index.js";
-import {
-  CursorCodec,
-  defaultEstimator,
-  ephemeralCursorKey,
-  FileVersions,
-  isPagewiseError,
-} from "../../core/index.js";
+import { isPagewiseError } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
+import { tempSourceContext } from "../shared/test-support/context.js";
 import { compileGrep } from "./grep.js";
 import { type TailRequest, tailPage } from "./test-support/call.js";
 
 let dir: string;
 let ctx: SourceContext;
+let cleanup: () => void;
 beforeAll(() => {
-  dir = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-grep-")));
-  ctx = {
-    caller: { identity: "test", roots: new Roots([dir]) },
-    codec: new CursorCodec({ key: ephemeralCursorKey() }),
-    estimator: defaultEstimator,
-    versions: new FileVersions(),
-  };
+  ({ dir, ctx, cleanup } = tempSourceContext("pagewise-grep-"));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => cleanup());
 
 interface Page {
   items: Array<{ text: string }>;

@@ -3,43 +3,22 @@
  * record exactly once (long records through their line cursors), appends keep cursors valid,
  * truncation/rotation/rewrites are CONTENT_CHANGED, grep, base64 records, budgets and progress.
  */
-import {
-  appendFileSync,
-  mkdtempSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  truncateSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Roots } from "../../access/index.js";
-import {
-  CursorCodec,
-  defaultEstimator,
-  ephemeralCursorKey,
-  FileVersions,
-  isPagewiseError,
-} from "../../core/index.js";
+import { defaultEstimator, isPagewiseError } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
+import { tempSourceContext } from "../shared/test-support/context.js";
 import { readPage, type TailRequest, tailPage } from "./test-support/call.js";
 
 let dir: string;
 let ctx: SourceContext;
-
+let cleanup: () => void;
 beforeAll(() => {
-  dir = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-tail-")));
-  ctx = {
-    caller: { identity: "test", roots: new Roots([dir]) },
-    codec: new CursorCodec({ key: ephemeralCursorKey() }),
-    estimator: defaultEstimator,
-    versions: new FileVersions(),
-  };
+  ({ dir, ctx, cleanup } = tempSourceContext("pagewise-tail-"));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => cleanup());
 
 let fileCounter = 0;
 function file(content: string | Buffer): string {
