@@ -18,6 +18,11 @@ import type { Estimator } from "./estimator.js";
  * adversarial strings, with hard floors where both tokenizers are known to need a token (each group
  * of up to three digits, each letter escape such as `\n`). Characters of scripts that were not
  * measured are charged their UTF-8 byte count, an upper bound for byte-level BPE.
+ *
+ * On top of the fit, a few costs were set by hand so that the estimate also covers the public
+ * Claude tokenizer (@anthropic-ai/tokenizer, a legacy one used as a proxy for current Claude
+ * models): escapes in runs, Polish/Czech/Vietnamese words, random lower-case runs, and higher
+ * per-character costs for non-Latin scripts. Each such constant says so where it is defined.
  * docs/tokens.md has the method, the per-kind results and the known limits.
  *
  * Properties the tests check:
@@ -99,7 +104,11 @@ const SUB = 1024;
 /** Characters of one piece beyond this count pay the group's long-run cost. */
 const LONG_AFTER = 12;
 
-/** Cost of one character (for astral characters: of the surrogate pair), by class. */
+/**
+ * Cost of one character (for astral characters: of the surrogate pair), by class. Fitted, except
+ * where a comment says a cost was raised by hand (the smallest increase that kept every training
+ * window at least 4% above the Claude tokenizer's count) or set for a class added with it.
+ */
 const CHAR_COST: readonly number[] = [
   128, // SPACE
   128, // LOWER
@@ -110,21 +119,21 @@ const CHAR_COST: readonly number[] = [
   128, // ESCL
   1024, // CTRL
   358, // BSP
-  1543, // LATINX
+  1543, // LATINX (fit: 1143; raised for the Claude tokenizer)
   2048, // MARK
   2048, // SYM2
-  1380, // GREEK
-  480, // CYRILLIC
+  1380, // GREEK (fit: 1127; raised for the Claude tokenizer)
+  480, // CYRILLIC (fit: 279; raised for the Claude tokenizer)
   2048, // ARMENIAN
-  940, // HEBREW
-  1200, // ARABIC
+  940, // HEBREW (fit: 897; raised for the Claude tokenizer)
+  1200, // ARABIC (fit: 833; raised for the Claude tokenizer)
   2048, // OTHER2
-  1611, // INDIC
-  1830, // THAI
+  1611, // INDIC (fit: 1097; raised for the Claude tokenizer)
+  1830, // THAI (fit: 808; raised for the Claude tokenizer)
   2159, // GEORGIAN
-  1150, // HANGUL
+  1150, // HANGUL (fit: 827; raised for the Claude tokenizer)
   926, // KANA
-  970, // CJK
+  970, // CJK (fit: 924; raised for a margin against cl100k)
   3072, // CJKA
   128, // CJKPUNCT
   128, // GENPUNCT
@@ -135,10 +144,10 @@ const CHAR_COST: readonly number[] = [
   4096, // CJKB
   4096, // ASTRAL
   3072, // LONE
-  2048, // LATINEXT
-  480, // CYRUPPER
-  2600, // VIETX
-  2048, // ARABICX
+  2048, // LATINEXT (byte count: the Claude tokenizer splits these into bytes)
+  480, // CYRUPPER (as CYRILLIC)
+  2600, // VIETX (the Claude tokenizer: 2–3 tokens each)
+  2048, // ARABICX (byte count, as in cl100k and the Claude tokenizer)
 ];
 
 /** Cost of starting a piece of a group, by group (before the adjustments below). */
@@ -146,7 +155,7 @@ const PIECE_COST: readonly number[] = [
   0, 92, 677, 896, 277, 0, 785, 0, 0, 870, 1200, 1031, 0, 500, 1536, 825, 1021, 1536, 805, 0, 307,
   0,
 ];
-/** Extra cost of a piece of group `to` right after a piece of group `from` (digit boundaries). */
+/** Extra cost of a piece of group `to` right after a piece of group `from` (digit boundaries, escapes). */
 const PIECE_AFTER: ReadonlyArray<readonly [from: number, to: number, cost: number]> = [
   [G_SPACE, G_DIGIT, 805],
   [G_DIGIT, G_SPACE, 383],
