@@ -311,6 +311,8 @@ const LETTER_BIGRAM = buildRarityTable(LETTER_RARITY, LETTER_RARITY_COST);
  * lower-case runs) nearly free of it. Not fitted: set so that random lower-case letters cost that.
  */
 const RARE_RUN_COST = 1200;
+/** The same for the second rare bigram in a row (random base32 and short random words). */
+const RARE_PAIR_COST = 500;
 /**
  * Perf: the lower-case loop tracks how many rare bigrams in a row it has seen (0, 1, 2 or more) as
  * an offset `state * 676` into two tables indexed by `offset + bigram`: the cost (LETTER_BIGRAM,
@@ -318,8 +320,9 @@ const RARE_RUN_COST = 1200;
  */
 const LOWER_BIGRAM = Int32Array.from({ length: 3 * 676 }, (_, i) => {
   const bigram = i % 676;
+  const state = Math.floor(i / 676);
   const rare = LETTER_RARITY.charCodeAt(bigram) > 0x30;
-  return LETTER_BIGRAM[bigram] + (i >= 2 * 676 && rare ? RARE_RUN_COST : 0);
+  return LETTER_BIGRAM[bigram] + (rare ? [0, RARE_PAIR_COST, RARE_RUN_COST][state] : 0);
 });
 const NEXT_RARE_OFFSET = Int32Array.from({ length: 3 * 676 }, (_, i) => {
   const state = Math.floor(i / 676);
