@@ -476,7 +476,7 @@ export function countDefault(text: string): number {
   let c2 = -1;
   let c3 = -1;
   let punct = -1; // previous character's index in PUNCT_CHARS, or -1
-  let extendedLatinAt = -EXTENDED_LATIN_REACH; // index of the last extended-Latin letter
+  let extendedLatinAt = -EXTENDED_LATIN_REACH; // index of the last extended-Latin letter in a word
   let afterHigh = false; // previous unit was a high surrogate (its pair was charged with it)
   // Perf: a single indexed loop over table lookups; no regex, no iterator, no allocation.
   for (let i = 0; i < length; i++) {
@@ -518,7 +518,13 @@ export function countDefault(text: string): number {
       // Perf: a run of lower-case letters inside a word, the most common case, in a tight inner
       // loop (the general path below charges the rest: first letters, upper case, other classes).
       let x = c;
-      cost += AFTER_EXTENDED_LATIN[cls];
+      // Perf: extended-Latin letters are noticed here, where a word goes on after one, and not in
+      // the general path, which every non-ASCII character takes.
+      const afterExtended = AFTER_EXTENDED_LATIN[cls];
+      if (afterExtended !== 0) {
+        cost += afterExtended;
+        extendedLatinAt = i - 1;
+      }
       const lowerCost =
         i - extendedLatinAt < EXTENDED_LATIN_REACH ? EXTENDED_LATIN_LOWER_COST : CHAR_LOWER;
       let rare = 0; // 676 × the number of rare bigrams just before (0, 1, 2 or more)
@@ -558,7 +564,6 @@ export function countDefault(text: string): number {
     } else if (k === DIGIT && pos % 3 === 0) {
       cost += DIGIT_GROUP_COST;
     }
-    if (k === LATINEXT || k === VIETX) extendedLatinAt = i;
     if (k <= UPPER && k >= LOWER) {
       const l = (c | 0x20) - 0x61;
       if (pos > 0) {
