@@ -206,6 +206,35 @@ const TH_WORDS = split(`
 และ ที่ เป็น ใน ของ มี ได้ ไม่ การ ว่า จะ ให้ กับ นี้ คน ประเทศไทย กรุงเทพ สวัสดี ขอบคุณ บ้าน น้ำ
 ภาษา วัน ปี ความรัก เพื่อน เมือง หนังสือ โรงเรียน รัฐบาล คอมพิวเตอร์
 `);
+const HI_PROSE_WORDS = split(`
+और का की के है में से को यह एक पर हैं नहीं भी था कि वह लिए तो हो गया किया करने कहा रहा रही
+होता होती थे थी जो जा सकता सकते बहुत अपने अपनी कुछ सभी लेकिन क्योंकि अगर जब तक फिर अब यहाँ वहाँ
+भारत दिल्ली मुंबई नमस्ते धन्यवाद घर पानी भाषा देश लोग दिन साल प्यार दोस्त शहर किताब स्कूल सरकार
+कंप्यूटर विकास जानकारी समाज संस्कृति इतिहास विज्ञान प्रौद्योगिकी शिक्षा स्वास्थ्य अर्थव्यवस्था
+परिवार बच्चे महिला पुरुष समय काम बात दुनिया ज़िंदगी प्रश्न उत्तर सूचना व्यवस्था प्रधानमंत्री
+राष्ट्रीय अंतरराष्ट्रीय उद्योग कार्यक्रम संगठन निर्णय महत्वपूर्ण आवश्यक सुरक्षा न्यायालय
+`);
+const TH_PROSE_WORDS = split(`
+และ ที่ เป็น ใน ของ มี ได้ ไม่ การ ว่า จะ ให้ กับ นี้ คน ก็ แต่ หรือ ซึ่ง เพราะ ถ้า เมื่อ แล้ว ยัง
+ประเทศไทย กรุงเทพ สวัสดี ขอบคุณ บ้าน น้ำ ภาษา วัน ปี ความรัก เพื่อน เมือง หนังสือ โรงเรียน รัฐบาล
+คอมพิวเตอร์ เศรษฐกิจ สังคม วัฒนธรรม ประวัติศาสตร์ วิทยาศาสตร์ เทคโนโลยี การศึกษา สุขภาพ ครอบครัว
+เด็ก ผู้หญิง ผู้ชาย เวลา งาน โลก ชีวิต คำถาม คำตอบ ข้อมูล ระบบ นายกรัฐมนตรี แห่งชาติ ระหว่างประเทศ
+อุตสาหกรรม โครงการ องค์กร การตัดสินใจ สำคัญ จำเป็น ความปลอดภัย ศาล พระราชบัญญัติ มหาวิทยาลัย
+`);
+const BG_WORDS = split(`
+и в на да е се не за от с че той тя са по като това но ще как към при след още много беше има
+България София здравей благодаря къща вода език страна хора ден година любов приятел град книга
+училище правителство компютър развитие информация общество култура история наука технология
+образование здраве семейство деца жена мъж време работа свят въпрос отговор система министър
+национален международен промишленост програма организация решение важен необходим сигурност съд
+Србија Београд хвала језик људи живот држава универзитет
+`);
+const FA_WORDS = split(`
+و در به از که این را با است برای آن یک تا می شود بود کرد هم خود شده نیز ما او آنها اما اگر چون
+ایران تهران سلام متشکرم خانه آب زبان کشور مردم روز سال عشق دوست شهر کتاب مدرسه دولت رایانه توسعه
+اطلاعات جامعه فرهنگ تاریخ علم فناوری آموزش سلامت خانواده کودکان زن مرد زمان کار جهان پرسش پاسخ
+سامانه وزیر ملی بین‌المللی صنعت برنامه سازمان تصمیم مهم ضروری امنیت دادگاه دانشگاه پژوهش
+`);
 const VI_WORDS = split(`
 của và các có là được trong cho không người những với một này đã để khi từ năm theo về nhiều ra
 như cũng đến nhà nước Việt Nam Hà Nội thành phố chính phủ phát triển kinh tế xã hội văn hóa lịch sử
@@ -779,6 +808,62 @@ const gen = {
         : `${thai(r.int(1 << 30), 300, "thai")}\n\n`,
     );
   },
+  hindi(seed, n) {
+    return prose(HI_PROSE_WORDS, { pseudo: 0, names: 0.01, end: ["।", "।", "।", "?"] })(
+      seed,
+      n,
+      "hindi",
+    );
+  },
+  thai(seed, n) {
+    return unspacedProse(TH_PROSE_WORDS, [" ", " ", " ", "ๆ", "\n"], " ")(seed, n, "thai");
+  },
+  bulgarian(seed, n) {
+    return prose(BG_WORDS, { pseudo: 0.01 })(seed, n, "bulgarian");
+  },
+  persian(seed, n) {
+    return prose(FA_WORDS, { pseudo: 0, names: 0, end: [".", ".", "؟"] })(seed, n, "persian")
+      .replace(/,/g, "،")
+      .replace(/[0-9]/g, (d) => String.fromCharCode(0x6f0 + Number(d)));
+  },
+  deepIndentation(seed, n) {
+    return build(new Rng(seed, "deepindent"), n, (rng) => {
+      const unit = rng.pick(["  ", "    ", "\t", "        "]);
+      const depth = rng.range(0, 24);
+      const lines = [];
+      const count = rng.range(3, 12);
+      for (let i = 0; i < count; i++) {
+        const d = Math.max(0, depth + rng.range(-2, 2));
+        const pad = unit.repeat(d);
+        switch (rng.int(6)) {
+          case 0:
+            lines.push(
+              `${pad}if (${camel(rng)} ${rng.pick(["===", "!==", ">", "<="])} ${rng.int(100)}) {`,
+            );
+            break;
+          case 1:
+            lines.push(`${pad}"${camel(rng)}": ${JSON.stringify(jsonValue(rng, 3))},`);
+            break;
+          case 2:
+            lines.push(
+              `${pad}<${rng.pick(["div", "span", "li", "td"])} class="${rng.pick(IDENT_WORDS)}">`,
+            );
+            break;
+          case 3:
+            lines.push(rng.chance(0.5) ? pad : "");
+            break;
+          case 4:
+            lines.push(`${pad}${rng.pick(["}", "]", ")", "});", "</div>", "end"])}`);
+            break;
+          default:
+            lines.push(
+              `${pad}${snake(rng)} = ${snake(rng)}(${rng.int(10)})${" ".repeat(rng.int(3) === 0 ? rng.range(1, 12) : 0)}`,
+            );
+        }
+      }
+      return `${lines.join("\n")}\n`;
+    });
+  },
   emojiChat(seed, n) {
     const emoji = [
       "😀",
@@ -1005,13 +1090,23 @@ export const KINDS = [
   ["cjk-rare", false, "random rare CJK: Extension A and B", gen.cjkRare],
   ["cyrillic", false, "Russian and Ukrainian prose", gen.cyrillic],
   ["arabic-hebrew", false, "Arabic and Hebrew prose", gen.arabicHebrew],
-  ["vietnamese", true, "Vietnamese prose (stacked diacritics)", gen.vietnamese],
+  ["vietnamese", false, "Vietnamese prose (stacked diacritics)", gen.vietnamese],
   ["greek", false, "Greek prose", gen.greek],
   ["georgian-armenian", false, "Georgian and Armenian prose", gen.georgianArmenian],
   ["devanagari-thai", false, "Hindi (Devanagari) and Thai", gen.devanagariThai],
+  ["hindi-prose", false, "Hindi prose (Devanagari, conjuncts, nukta)", gen.hindi],
+  ["thai-prose", false, "Thai prose (no spaces between words, tone marks)", gen.thai],
+  ["bulgarian-serbian-prose", false, "Bulgarian and Serbian prose (Cyrillic)", gen.bulgarian],
+  ["persian-prose", false, "Persian prose (Arabic script, Persian digits, ZWNJ)", gen.persian],
   ["emoji-chat", false, "chat lines with emoji, skin tones, ZWJ sequences, flags", gen.emojiChat],
   ["escapes", false, "quotes, backslashes, control characters, ANSI codes", gen.escapes],
   ["whitespace", false, "indentation, tabs, aligned columns, blank lines", gen.whitespace],
+  [
+    "deep-indentation",
+    false,
+    "code, JSON and markup nested 0–26 levels deep (2, 4, 8 spaces or tabs), blank and whitespace-only lines",
+    gen.deepIndentation,
+  ],
   ["repeated", false, "long runs of one character or pair", gen.repeated],
   ["random-ascii", false, "random printable ASCII (keys, passwords)", gen.randomAscii],
   [

@@ -4,8 +4,13 @@
  *
  * `npm run build --silent && node bench/tokens/speed.js` prints a table; bench/tokens/run.js calls
  * `measureSpeeds` to put the same table into docs/tokens.md.
+ *
+ * `node bench/tokens/speed.js --per-kind [--json FILE] [--compare FILE]` times the `default`
+ * estimator on a JSON page of every corpus kind; `--json` saves the rates, `--compare` prints them
+ * beside rates saved earlier (for a before/after table).
  */
 
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createEstimator } from "../../dist/core/estimate/index.js";
@@ -96,7 +101,53 @@ export function speedTable(speeds) {
   return lines.join("\n");
 }
 
+/** MB/s of `estimatorName` on a 256 KiB JSON page of every corpus kind, best of many calls. */
+export async function measurePerKind(estimatorName = "default", ms = 700) {
+  const estimator = await createEstimator(estimatorName);
+  const rows = [];
+  for (const kind of KINDS) {
+    const text = sample(kind.name, true, 1 << 18);
+    const perSecond = rate((s) => estimator.count(s), text, ms);
+    rows.push({ kind: kind.name, mbPerSecond: (Buffer.byteLength(text) * perSecond) / 1e6 });
+  }
+  return { estimator: estimatorName, rows, node: process.version, load: loadavg()[0] };
+}
+
+function perKindTable(now, before) {
+  const lines = before
+    ? ["| kind | before MB/s | after MB/s | after / before |", "|---|--:|--:|--:|"]
+    : ["| kind | MB/s |", "|---|--:|"];
+  for (const r of now.rows) {
+    const b = before?.rows.find((x) => x.kind === r.kind);
+    lines.push(
+      b
+        ? `| ${r.kind} | ${b.mbPerSecond.toFixed(0)} | ${r.mbPerSecond.toFixed(0)} | ${(r.mbPerSecond / b.mbPerSecond).toFixed(2)} |`
+        : `| ${r.kind} | ${r.mbPerSecond.toFixed(0)} |`,
+    );
+  }
+  const loads = before ? `${before.load.toFixed(1)} / ${now.load.toFixed(1)}` : now.load.toFixed(1);
+  lines.push(
+    "",
+    `\`${now.estimator}\`, JSON page of each kind (256 KiB of content); Node ${now.node}; load average ${loads}.`,
+  );
+  return lines.join("\n");
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const speeds = await measureSpeeds();
-  process.stdout.write(`${speedTable(speeds)}\n`);
+  const args = process.argv.slice(2);
+  const option = (name) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  if (args.includes("--per-kind")) {
+    const now = await measurePerKind();
+    const save = option("--json");
+    if (save) writeFileSync(save, JSON.stringify(now, null, 1));
+    const compare = option("--compare");
+    const before = compare ? JSON.parse(readFileSync(compare, "utf8")) : undefined;
+    process.stdout.write(`${perKindTable(now, before)}\n`);
+  } else {
+    const speeds = await measureSpeeds();
+    process.stdout.write(`${speedTable(speeds)}\n`);
+  }
 }

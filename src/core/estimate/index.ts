@@ -2,7 +2,7 @@
  * @module
  * Token estimators: how pagewise counts the tokens of the text it returns.
  *
- * - `default` — cheap and conservative against the o200k and cl100k tokenizers.
+ * - `default` — cheap and conservative against the o200k, cl100k and public Claude tokenizers.
  * - `openviking` — compatibility with a widely used quarter-token estimator (under-counts).
  * - `o200k`, `cl100k` — exact, with the optional `gpt-tokenizer` package.
  *
