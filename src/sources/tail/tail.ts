@@ -236,6 +236,8 @@ interface Scan {
   readonly boundary: number;
   /** Forward: the scan saw every record to the end of the file. */
   readonly reachedEnd: boolean;
+  /** Backward from the end: where the records still being written begin (the later cursor). */
+  readonly newestLater: number;
 }
 
 async function buildPage(
@@ -244,24 +246,34 @@ async function buildPage(
   encodeCursor: (state: TailCursorState) => string,
   input: PageInput,
 ): Promise<string> {
+  const size = input.reader.size;
+  // Forward: the first offset; backward: the exclusive end.
+  const start = input.state ? input.state.position : input.forward ? 0 : size;
+  if (start > size) throw fileRewritten("was truncated");
+  const scan = await scanCandidates(ctx, req, input, start);
+  const edges = await pageEdges(ctx, req, encodeCursor, input, scan, start);
+  return renderTailPage(ctx, req, input, scan, edges, start);
+}
+
+/**
+ * Scans records from `start` (forward or backward), keeping those that pass the filter, until the
+ * page is certainly full: `limit` records, more code units than the budget can hold, or (counted
+ * at doubling sizes) more tokens than the budget; a filtered scan also stops after a bounded
+ * number of bytes or milliseconds, and its cursors resume there.
+ */
+async function scanCandidates(
+  ctx: SourceContext,
+  req: TailLimits,
+  input: PageInput,
+  start: number,
+): Promise<Scan> {
   const { estimator } = ctx;
-  const { reader, stat, file, uri, state, grep, grepLiteral, filter, forward } = input;
-  const size = reader.size;
+  const { reader, filter, forward, state } = input;
   const maxChars = req.maxCharsPerItem;
   // Bytes of a record kept for display: enough for `maxChars` code units and then some, so a
   // longer record is seen to be longer (each code unit is at most 3 UTF-8 bytes).
   const keepBytes = maxChars * 3 + 8;
   const budgetUnits = req.maxTokens * estimator.maxUnitsPerToken;
-  const limit = req.limit;
-
-  let start: number; // forward: first offset; backward: exclusive end
-  if (state) start = state.position;
-  else start = forward ? 0 : size;
-  if (start > size) throw fileRewritten("was truncated");
-
-  // Newest page: where the records that are still being written begin (the later cursor).
-  let newestLater = size;
-
   const candidates: Candidate[] = [];
   let units = 0;
   // The code-unit bound above is loose for estimators whose tokens can cover many units; so the
@@ -272,11 +284,10 @@ async function buildPage(
   let scanned = 0;
   const began = Date.now();
   const full = () =>
-    candidates.length >= limit ||
+    candidates.length >= req.limit ||
     units > budgetUnits ||
     enough ||
     (filter !== undefined && (scanned > req.scanMaxBytes || Date.now() - began > TAIL_SCAN_MAX_MS));
-
   const consider = async (span: RecordSpan): Promise<void> => {
     ctx.signal?.throwIfAborted();
     scanned += span.end - span.start;
@@ -298,10 +309,8 @@ async function buildPage(
       enough = estimator.count(joined) > req.maxTokens * 1.25;
     }
   };
-
-  let scan: Scan;
+  let at = start;
   if (forward) {
-    let at = start;
     let reachedEnd = false;
     while (!full()) {
       const span = await recordAt(reader, at);
@@ -316,36 +325,54 @@ async function buildPage(
       }
       at = span.end;
     }
-    scan = { candidates, boundary: at, reachedEnd };
-  } else {
-    let at = start;
-    let first = true;
-    while (!full()) {
-      const span = await recordBefore(reader, at);
-      if (!span) break;
-      if (first && !state && span.partial) newestLater = span.start;
-      first = false;
-      await consider(span);
-      at = span.start;
-    }
-    candidates.reverse();
-    scan = { candidates, boundary: at, reachedEnd: at === 0 };
+    return { candidates, boundary: at, reachedEnd, newestLater: reader.size };
   }
+  // Newest page: where the records that are still being written begin (the later cursor).
+  let newestLater = reader.size;
+  let first = true;
+  while (!full()) {
+    const span = await recordBefore(reader, at);
+    if (!span) break;
+    if (first && !state && span.partial) newestLater = span.start;
+    first = false;
+    await consider(span);
+    at = span.start;
+  }
+  candidates.reverse();
+  return { candidates, boundary: at, reachedEnd: at === 0, newestLater };
+}
 
-  // Everything a page may need is computed before fitting (reads are async; rendering is not).
+/** The cursors a page may carry at its edges, and the line cursors of clamped records. */
+interface PageEdges {
+  readonly version: string;
+  /** The cursor of `kind` at `position` (null for `before` at the start of the file). */
+  cursorAt(kind: TailCursorKind, position: number): string | null;
+  /** Forward: where the next page starts after `end` candidates. */
+  laterFor(end: number): number;
+  /** Backward: where the page starting at candidate `first` begins. */
+  earlierFor(first: number): number;
+  /** Backward: the later edge of every page (the cursor's position, or the newest record's). */
+  readonly fixedLater: number;
+  readonly lineCursors: ReadonlyMap<number, string>;
+}
+
+/**
+ * Everything the page's rendering needs that takes reads: the anchor windows of every edge a page
+ * may end at, and the line cursors of records that may be clamped. Rendering is then synchronous.
+ */
+async function pageEdges(
+  ctx: SourceContext,
+  req: TailLimits,
+  encodeCursor: (state: TailCursorState) => string,
+  input: PageInput,
+  scan: Scan,
+  start: number,
+): Promise<PageEdges> {
+  const { reader, stat, file, state, grep, grepLiteral, forward } = input;
+  const size = reader.size;
+  const { candidates } = scan;
   const fingerprint = appendFingerprint(stat);
   const endSum = await endDigest(reader, size);
-  const version = versionString(endSum);
-  const tailState = (kind: TailCursorKind, position: number): TailCursorState => ({
-    file,
-    kind,
-    position,
-    size,
-    fingerprint,
-    anchor: new Uint8Array(0),
-    ...(grep !== undefined ? { grep } : {}),
-    ...(grepLiteral ? { grepLiteral } : {}),
-  });
   // Perf: the windows are gathered up front (async reads, mostly from cached blocks), but a cursor
   // is hashed and signed only when a probed page needs it — a few per page, not one per candidate.
   const windows = new Map<number, Buffer>();
@@ -353,21 +380,7 @@ async function buildPage(
   const windowAt = async (position: number) => {
     if (!windows.has(position)) windows.set(position, await positionWindow(reader, size, position));
   };
-  const cursorAt = (kind: TailCursorKind, position: number): string | null => {
-    if (kind === "before" && position === 0) return null;
-    const key = `${kind}:${position}`;
-    let cursor = cursors.get(key);
-    if (cursor === undefined) {
-      const window = windows.get(position);
-      if (window === undefined) throw new Error(`no anchor window at ${position}`);
-      const anchor = anchorOf(endSum, position, window);
-      cursor = encodeCursor({ ...tailState(kind, position), anchor });
-      cursors.set(key, cursor);
-    }
-    return cursor;
-  };
   const n = candidates.length;
-  // Where the page's edges can fall: after i candidates (forward) / before the last i (backward).
   const laterFor = (end: number): number => {
     if (end === n) return scan.boundary;
     const last = candidates[end - 1]!.span;
@@ -375,7 +388,7 @@ async function buildPage(
   };
   const earlierFor = (first: number): number =>
     first === 0 ? scan.boundary : candidates[first]!.span.start;
-  const fixedLater = state ? start : newestLater;
+  const fixedLater = state ? start : scan.newestLater;
   if (forward) {
     await windowAt(start);
     // A page holds at least one candidate when there is one.
@@ -384,11 +397,53 @@ async function buildPage(
     await windowAt(fixedLater);
     for (let first = 0; first < Math.max(1, n); first++) await windowAt(earlierFor(first));
   }
+  const cursorAt = (kind: TailCursorKind, position: number): string | null => {
+    if (kind === "before" && position === 0) return null;
+    const key = `${kind}:${position}`;
+    let cursor = cursors.get(key);
+    if (cursor === undefined) {
+      const window = windows.get(position);
+      if (window === undefined) throw new Error(`no anchor window at ${position}`);
+      cursor = encodeCursor({
+        file,
+        kind,
+        position,
+        size,
+        fingerprint,
+        anchor: anchorOf(endSum, position, window),
+        ...(grep !== undefined ? { grep } : {}),
+        ...(grepLiteral ? { grepLiteral } : {}),
+      });
+      cursors.set(key, cursor);
+    }
+    return cursor;
+  };
+  return {
+    version: versionString(endSum),
+    cursorAt,
+    laterFor,
+    earlierFor,
+    fixedLater,
+    lineCursors: await lineCursorsOf(ctx, req, input, candidates, fingerprint),
+  };
+}
+
+/** Read cursors over the records a page may clamp (range-anchored: they survive appends). */
+async function lineCursorsOf(
+  ctx: SourceContext,
+  req: TailLimits,
+  input: PageInput,
+  candidates: readonly Candidate[],
+  fingerprint: Uint8Array,
+): Promise<Map<number, string>> {
+  const { reader, file, forward } = input;
+  const size = reader.size;
+  const n = candidates.length;
   const lineCursors = new Map<number, string>();
   for (let i = 0; i < n; i++) {
     const c = candidates[i]!;
     const nearest = forward ? i === 0 : i === n - 1;
-    if (!nearest && !c.prefixOnly && c.text.length <= maxChars) continue;
+    if (!nearest && !c.prefixOnly && c.text.length <= req.maxCharsPerItem) continue;
     const digest = await rangeDigest(
       { size, read: (p: number, l: number) => reader.range(p, p + l) },
       c.span.start,
@@ -409,39 +464,53 @@ async function buildPage(
       }),
     );
   }
+  return lineCursors;
+}
 
+/** The largest page of the scanned records that fits, with its edges' cursors. */
+function renderTailPage(
+  ctx: SourceContext,
+  req: TailLimits,
+  input: PageInput,
+  scan: Scan,
+  edges: PageEdges,
+  start: number,
+): string {
+  const { uri, state, grep, grepLiteral, forward } = input;
+  const size = input.reader.size;
+  const { candidates } = scan;
+  const n = candidates.length;
   const renderItem = (p: PagedItem<Candidate>): Record<string, unknown> => {
     const c = p.item;
     const item: Record<string, unknown> = { position: c.span.start, text: p.text };
     if (c.base64) item.encoding = "base64";
     if (p.truncated || c.prefixOnly) {
       item.truncated = true;
-      const lc = lineCursors.get(p.index);
+      const lc = edges.lineCursors.get(p.index);
       if (lc === undefined) throw new Error(`no line cursor for candidate ${p.index}`);
       item.line_cursor = lc;
     }
     if (c.span.partial) item.partial = true;
     return item;
   };
-
   const page = pageItems<Candidate>({
     total: n,
     at: (i) => candidates[i]!,
     direction: forward ? "forward" : "backward",
     maxTokens: req.maxTokens,
-    estimator,
-    limit,
+    estimator: ctx.estimator,
+    limit: req.limit,
     textOf: (c) => c.text,
-    maxUnitsPerItem: maxChars,
+    maxUnitsPerItem: req.maxCharsPerItem,
     snap: (text, cut, c) => (c.base64 ? cut - (cut % 4) : codePointCut(text, cut)),
     render: (view) => {
-      const earlier = forward ? start : earlierFor(view.start);
-      const later = forward ? laterFor(view.end) : fixedLater;
+      const earlier = forward ? start : edges.earlierFor(view.start);
+      const later = forward ? edges.laterFor(view.end) : edges.fixedLater;
       const hasLater = forward
         ? !(view.end === n && scan.reachedEnd)
         : state !== undefined && later < size;
-      const earlierCursor = cursorAt("before", earlier);
-      const laterCursor = cursorAt("after", later);
+      const earlierCursor = edges.cursorAt("before", earlier);
+      const laterCursor = edges.cursorAt("after", later);
       const body: Record<string, unknown> = {
         uri,
         items: view.items.map(renderItem),
@@ -453,7 +522,7 @@ async function buildPage(
         // is the cursor in the direction being paged (back by default, forward after `after`
         // or `from_start`); later_cursor stays for coming back for appended records.
         next_cursor: forward ? (hasLater ? laterCursor : null) : earlierCursor,
-        version,
+        version: edges.version,
       };
       if (grep !== undefined) body.grep = grep;
       if (grepLiteral) body.grep_literal = true;
