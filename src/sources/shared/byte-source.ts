@@ -20,28 +20,65 @@ export interface LineStart {
 }
 
 /**
- * Where line `line` (0-based) starts, scanning from the start in chunks: the file's size (and the
- * number of the line after the last terminator) when it has fewer lines. Costs O(bytes before
- * that line): line numbers have no index.
+ * Sparse line positions of one file version: `newlinesBefore[k]` is the number of line
+ * terminators before byte `k × STREAM_CHUNK_BYTES`. Learned while scanning for a line, so an
+ * `offset` deep into a large file costs O(position) once per version and O(chunk) afterwards.
+ */
+export interface LineCheckpoints {
+  readonly newlinesBefore: number[];
+}
+
+/** Checkpoints kept per version (a 1 GiB file needs 1,024 numbers). */
+const LINE_INDEX_VERSIONS = 64;
+const lineIndexes = new Map<string, LineCheckpoints>();
+
+/** The checkpoints of the content version `key` (a version string and size), kept LRU. */
+export function lineCheckpoints(key: string): LineCheckpoints {
+  let index = lineIndexes.get(key);
+  if (index) lineIndexes.delete(key);
+  else index = { newlinesBefore: [0] };
+  lineIndexes.set(key, index);
+  if (lineIndexes.size > LINE_INDEX_VERSIONS) {
+    const oldest = lineIndexes.keys().next().value;
+    if (oldest !== undefined) lineIndexes.delete(oldest);
+  }
+  return index;
+}
+
+/**
+ * Where line `line` (0-based) starts: the file's size (and the number of the line after the last
+ * terminator) when it has fewer lines. Scans from the nearest checkpoint below the line (from the
+ * start without checkpoints) and records the checkpoints of every chunk it counts whole.
  */
 export async function findLineStart(
   source: ByteSource,
   line: number,
   signal?: AbortSignal,
+  index: LineCheckpoints = { newlinesBefore: [0] },
 ): Promise<LineStart> {
-  let remaining = line;
-  let position = 0;
+  const known = index.newlinesBefore;
+  // The last checkpoint with fewer terminators before it than the line's: the line starts after.
+  let k = known.length - 1;
+  while (k > 0 && known[k]! >= line) k--;
+  let remaining = line - known[k]!;
+  let position = k * STREAM_CHUNK_BYTES;
   while (remaining > 0 && position < source.size) {
     signal?.throwIfAborted();
     const chunk = await source.read(position, STREAM_CHUNK_BYTES);
     if (chunk.length === 0) break;
     let i = 0;
+    const before = remaining;
     // Perf: native indexOf over the chunk instead of a byte loop.
     while (remaining > 0) {
       const nl = chunk.indexOf(NEWLINE, i);
       if (nl < 0) break;
       remaining--;
       i = nl + 1;
+    }
+    if (remaining > 0 && chunk.length === STREAM_CHUNK_BYTES) {
+      // Counted whole: the next chunk's checkpoint is known.
+      const next = position / STREAM_CHUNK_BYTES + 1;
+      if (known.length === next) known.push(known[next - 1]! + (before - remaining));
     }
     position += remaining === 0 ? i : chunk.length;
   }

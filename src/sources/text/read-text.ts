@@ -33,6 +33,7 @@ import {
   countNewlines,
   fileByteSource,
   findLineStart,
+  lineCheckpoints,
 } from "../shared/byte-source.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorFilePath, type FileRef } from "../shared/file-ref.js";
@@ -232,7 +233,12 @@ async function planOf(
     };
   }
   const start = args.offset
-    ? await findLineStart(basis.bytes, args.offset, ctx.signal)
+    ? await findLineStart(
+        basis.bytes,
+        args.offset,
+        ctx.signal,
+        lineCheckpoints(`${basis.version.version}:${basis.bytes.size}`),
+      )
     : { byte: 0, line: 1 };
   return {
     position: start.byte,
