@@ -111,6 +111,15 @@ export const READ_CURSOR: CursorFormat<ReadCursorState & { absolute?: string }, 
 };
 
 /**
+ * Read cursors issued by other sources always spell out their budget: the issuing source does not
+ * know the server's default, so "the default" could mean another budget when `read` decodes it.
+ */
+const LINE_CURSOR: CursorFormat<ReadCursorState & { absolute?: string }, SourceContext> = {
+  ...READ_CURSOR,
+  params: [{ ...MAX_TOKENS_PARAM, default: 0 }],
+};
+
+/**
  * A read cursor issued by another source (a line cursor, a JSON value cursor), carrying the budget
  * of the call that made it so that the cursor alone continues with the same page size.
  */
@@ -120,7 +129,7 @@ export function encodeLineCursor(
   state: ReadCursorState,
 ): string {
   return encodeSourceCursor(
-    READ_CURSOR,
+    LINE_CURSOR,
     { codec: ctx.codec, identity: ctx.caller.identity, context: ctx },
     { max_tokens: maxTokens },
     state,
