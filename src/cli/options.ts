@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_TOKENS_CAP,
   ESTIMATOR_NAMES,
 } from "../core/index.js";
+import { DEFAULT_JSON_LIMITS } from "../json/index.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_SCANS,
@@ -68,21 +69,25 @@ export interface CliOption {
 
 const N = "N";
 
-/** What each JSON engine limit bounds, with its default (src/json/limits.ts). */
+/** What each JSON engine limit bounds (its default comes from src/json/limits.ts). */
 const JSON_LIMIT_HELP: Record<string, string> = {
-  "json-max-depth": "nesting of objects and arrays (default: 1000)",
-  "json-max-string-bytes": "bytes of one string or member name (default: 16 MiB)",
-  "json-max-number-bytes": "bytes of one number as spelled (default: 1024)",
-  "json-max-record-bytes": "bytes of one JSONL line or JSON-seq record (default: 64 MiB)",
-  "json-max-object-members": "members of one object (default: 1000000)",
-  "json-max-buffered-matches":
-    "matches held back to return them in document order (default: 100000)",
-  "json-max-filter-value-bytes": "bytes of one value a filter evaluates (default: 4 MiB)",
-  "json-max-query-threads": "partial matches alive at once (default: 100000)",
-  "json-max-regex-states": "size of a compiled match()/search() regex (default: 10000)",
-  "json-max-regex-input-chars": "characters of one string match()/search() tests (default: 100000)",
-  "json-probe-bytes": 'bytes json_open validates with validation "probe" (default: 4 MiB)',
+  "json-max-depth": "nesting of objects and arrays",
+  "json-max-string-bytes": "bytes of one string or member name",
+  "json-max-number-bytes": "bytes of one number as spelled",
+  "json-max-record-bytes": "bytes of one JSONL line or JSON-seq record",
+  "json-max-object-members": "members of one object",
+  "json-max-buffered-matches": "matches held back to return them in document order",
+  "json-max-filter-value-bytes": "bytes of one value a filter evaluates",
+  "json-max-query-threads": "partial matches alive at once",
+  "json-max-regex-states": "size of a compiled match()/search() regex",
+  "json-max-regex-input-chars": "characters of one string match()/search() tests",
+  "json-probe-bytes": 'bytes json_open validates with validation "probe"',
 };
+
+/** A byte count as help shows it: whole MiB as "16 MiB", anything else as the number. */
+function sizeText(value: number): string {
+  return value >= 1 << 20 && value % (1 << 20) === 0 ? `${value / (1 << 20)} MiB` : String(value);
+}
 
 const ENGINE: CliOption[] = [
   {
@@ -194,6 +199,7 @@ const ENGINE: CliOption[] = [
       flag,
       value: N,
       help: JSON_LIMIT_HELP[flag] ?? flag,
+      defaultText: sizeText(DEFAULT_JSON_LIMITS[JSON_LIMIT_FLAGS[flag]!]),
       commands: ["serve", "json"],
       section: "json",
     }),
