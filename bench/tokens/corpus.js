@@ -1053,6 +1053,20 @@ const gen = {
   },
 };
 
+/** The kinds most pages are made of (code, JSON, logs, English prose): the waste target is about these. */
+export const COMMON_KINDS = [
+  "english-prose",
+  "typescript",
+  "python",
+  "go",
+  "rust",
+  "minified-js",
+  "json-minified",
+  "json-pretty",
+  "jsonl",
+  "logs",
+];
+
 /**
  * Every kind. `heldOut` kinds were excluded while tuning the `default` estimator's constants.
  * @type {ReadonlyArray<{name: string, heldOut: boolean, description: string, generate: (seed: number, approxChars: number) => string}>}

@@ -31,7 +31,7 @@ import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { createEstimator } from "../../dist/core/estimate/index.js";
 import { countClaude } from "./claude.js";
-import { fakeEnvelope, KINDS } from "./corpus.js";
+import { COMMON_KINDS, fakeEnvelope, KINDS } from "./corpus.js";
 import { measureSpeeds, speedTable } from "./speed.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -40,19 +40,6 @@ const DOC = join(ROOT, "docs/tokens.md");
 const PLAIN = { disallowedSpecial: new Set() };
 const MARK_START = "<!-- bench:tokens results start -->";
 const MARK_END = "<!-- bench:tokens results end -->";
-/** The kinds most pages are made of: the waste target (median ≤ 1.25 vs o200k) is about these. */
-const COMMON_KINDS = [
-  "english-prose",
-  "typescript",
-  "python",
-  "go",
-  "rust",
-  "minified-js",
-  "json-minified",
-  "json-pretty",
-  "jsonl",
-  "logs",
-];
 
 function parseArgs(argv) {
   const opts = {

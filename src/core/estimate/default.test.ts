@@ -1,4 +1,3 @@
-import { getTokenizer } from "@anthropic-ai/tokenizer";
 import fc from "fast-check";
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
@@ -13,10 +12,17 @@ interface Kind {
   generate(seed: number, approxChars: number): string;
 }
 
+// The benchmark's corpus and Claude counter (plain JavaScript, outside src/): imported by URL so
+// that they stay untyped, and shared with `npm run bench:tokens` rather than written twice.
+const corpus = (await import(new URL("../../../bench/tokens/corpus.js", import.meta.url).href)) as {
+  KINDS: Kind[];
+  COMMON_KINDS: string[];
+};
+const { countClaude } = (await import(
+  new URL("../../../bench/tokens/claude.js", import.meta.url).href
+)) as { countClaude: (text: string) => number };
+
 async function loadKinds(): Promise<Kind[]> {
-  // The benchmark corpus (plain JavaScript, outside src/): imported by URL so that it stays untyped.
-  const url = new URL("../../../bench/tokens/corpus.js", import.meta.url).href;
-  const corpus = (await import(url)) as { KINDS: Kind[] };
   return corpus.KINDS;
 }
 
@@ -224,25 +230,7 @@ const CLAUDE_SAMPLES: ReadonlyArray<{ name: string; text: string; claude: number
 ];
 
 /** Code, JSON, logs and English prose: the kinds most pages are made of. */
-const COMMON_KINDS = new Set([
-  "english-prose",
-  "typescript",
-  "python",
-  "go",
-  "rust",
-  "minified-js",
-  "json-minified",
-  "json-pretty",
-  "jsonl",
-  "logs",
-]);
-
-/** Tokens in the public Claude tokenizer, counted as its `countTokens` does (NFKC, specials). */
-function countClaude(text: string): number {
-  claudeTokenizer ??= getTokenizer();
-  return claudeTokenizer.encode(text.normalize("NFKC"), "all").length;
-}
-let claudeTokenizer: ReturnType<typeof getTokenizer> | undefined;
+const COMMON_KINDS = new Set(corpus.COMMON_KINDS);
 
 describe("default estimator: properties", () => {
   it("is named default and counts the empty string as 0", () => {
