@@ -19,4 +19,5 @@ export {
   runSource,
   type Source,
   type SourceRun,
+  withFields,
 } from "./source.js";

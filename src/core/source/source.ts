@@ -103,6 +103,11 @@ export function loweredFields(lowered: readonly Lowered[]): string {
   return `${out},"note":${JSON.stringify(note)}`;
 }
 
+/** `object` (the JSON text of an object) with `fields` (`,"name":value…`) added before its end. */
+export function withFields(object: string, fields: string | undefined): string {
+  return fields ? `${object.slice(0, -1)}${fields}}` : object;
+}
+
 /** What a source's page builder gets from the pipeline. */
 export interface PageRequest<A, S, C> {
   /** The call's context (caller, estimator, signal…), as the source's layer defines it. */

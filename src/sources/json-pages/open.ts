@@ -4,7 +4,7 @@
  * the result under a `file_id` (see handles.ts).
  */
 import path from "node:path";
-import { budgetTooSmall } from "../../core/index.js";
+import { budgetTooSmall, withFields } from "../../core/index.js";
 import { detectFormat, type JsonLimits, validate } from "../../json/index.js";
 import type { SourceContext } from "../shared/context.js";
 import { openVersionedFile } from "../shared/versioned-file.js";
@@ -92,9 +92,4 @@ export function jsonClose(
   const tokens = ctx.estimator.count(text);
   if (tokens > req.maxTokens) throw budgetTooSmall(req.maxTokens, tokens, "the answer");
   return text;
-}
-
-/** `object` (JSON text of an object) with `fields` (`,"name":value…`) added before its end. */
-function withFields(object: string, fields: string | undefined): string {
-  return fields ? `${object.slice(0, -1)}${fields}}` : object;
 }

@@ -25,6 +25,7 @@ import {
   type Source,
   VERSION_DIGEST_BYTES,
   versionString,
+  withFields,
 } from "../../core/index.js";
 import { fileByteSource } from "../shared/byte-source.js";
 import type { SourceContext } from "../shared/context.js";
@@ -526,8 +527,7 @@ function renderTailPage(
       };
       if (grep !== undefined) body.grep = grep;
       if (grepLiteral) body.grep_literal = true;
-      const text = JSON.stringify(body);
-      return req.loweredFields === "" ? text : `${text.slice(0, -1)}${req.loweredFields}}`;
+      return withFields(JSON.stringify(body), req.loweredFields);
     },
   });
   return page.text;
