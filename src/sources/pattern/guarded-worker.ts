@@ -10,6 +10,7 @@
  * one `{type: "done", result}` or `{type: "error", error}`.
  */
 import { existsSync } from "node:fs";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { type ErrorCode, PagewiseError } from "../../core/index.js";
@@ -39,11 +40,11 @@ export function stalled(stallMs: number): PagewiseError {
 }
 
 /**
- * Worker threads one pool runs at once. Each thread costs tens of MiB, so a flood of calls (a
- * hundred searches sent at once) must queue for threads rather than start one each: memory stays
- * bounded whatever the callers send, and two cores are busy either way.
+ * Worker threads one pool runs at once: one per core (2 to 4). Each thread costs tens of MiB, so a
+ * flood of calls (a hundred searches sent at once) must queue for threads rather than start one
+ * each: memory stays bounded whatever the callers send, and every core is busy either way.
  */
-export const MAX_LIVE_WORKERS = 4;
+export const MAX_LIVE_WORKERS = Math.max(2, Math.min(os.availableParallelism(), 4));
 
 export class GuardedWorkers {
   private readonly idle: Worker[] = [];
