@@ -44,21 +44,20 @@ export function stalled(stallMs: number): PagewiseError {
  * flood of calls (a hundred searches sent at once) must queue for threads rather than start one
  * each: memory stays bounded whatever the callers send, and every core is busy either way.
  */
+/** Young generation of a worker thread, in MiB (V8's default is several times larger). */
+const WORKER_YOUNG_GENERATION_MB = 4;
+
 export const MAX_LIVE_WORKERS = Math.max(2, Math.min(os.availableParallelism(), 4));
 
-export class GuardedWorkers {
-  private readonly idle: Worker[] = [];
+/** A bounded number of slots, granted in arrival order; a cancelled wait leaves the queue. */
+export class Slots {
   private live = 0;
   private readonly waiting: Array<() => void> = [];
-  constructor(
-    private readonly url: URL,
-    private readonly maxIdle: number,
-    private readonly maxLive: number = MAX_LIVE_WORKERS,
-  ) {}
+  constructor(private readonly max: number) {}
 
-  /** Waits for a free thread (queued in arrival order); a cancelled call leaves the queue. */
-  private async acquire(signal: AbortSignal | undefined): Promise<void> {
-    if (this.live < this.maxLive) {
+  async acquire(signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.live < this.max) {
       this.live++;
       return;
     }
@@ -77,20 +76,36 @@ export class GuardedWorkers {
     });
   }
 
-  private release(): void {
+  release(): void {
     const next = this.waiting.shift();
     if (next) next();
     else this.live--;
   }
 
-  async run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
-    options.signal?.throwIfAborted();
-    await this.acquire(options.signal);
+  /** Runs `work` in a slot. */
+  async run<T>(signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    await this.acquire(signal);
     try {
-      return await this.runNow<T>(job, options);
+      return await work();
     } finally {
       this.release();
     }
+  }
+}
+
+export class GuardedWorkers {
+  private readonly idle: Worker[] = [];
+  private readonly slots: Slots;
+  constructor(
+    private readonly url: URL,
+    private readonly maxIdle: number,
+    maxLive: number = MAX_LIVE_WORKERS,
+  ) {
+    this.slots = new Slots(maxLive);
+  }
+
+  run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
+    return this.slots.run(options.signal, () => this.runNow<T>(job, options));
   }
 
   /** Whether the compiled worker exists (tests run on the TypeScript sources, where it does not). */
@@ -104,7 +119,13 @@ export class GuardedWorkers {
 
   private runNow<T>(job: unknown, options: GuardedRunOptions): Promise<T> {
     options.signal?.throwIfAborted();
-    const worker = this.idle.pop() ?? new Worker(this.url);
+    const worker =
+      this.idle.pop() ??
+      // Perf: a small young generation keeps each thread's resident memory low (scans allocate
+      // short-lived strings per chunk; the old generation stays unbounded, so no scan is refused).
+      new Worker(this.url, {
+        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      });
     worker.ref();
     const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
     return new Promise<T>((resolve, reject) => {

@@ -9,6 +9,8 @@ export {
   DEFAULT_STALL_MS,
   type GuardedRunOptions,
   GuardedWorkers,
+  MAX_LIVE_WORKERS,
+  Slots,
   stalled,
 } from "./guarded-worker.js";
 export { requiredLiteral } from "./literal.js";

@@ -21,7 +21,13 @@ import {
   malformedCursor,
   PagewiseError,
 } from "../../core/index.js";
-import { type CaseMode, compileGlob, compilePattern } from "../pattern/index.js";
+import {
+  type CaseMode,
+  compileGlob,
+  compilePattern,
+  MAX_LIVE_WORKERS,
+  Slots,
+} from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
@@ -173,7 +179,17 @@ function queryOf(req: SearchRequest, caseMode: CaseMode): SearchQuery {
   };
 }
 
-export async function searchPage(ctx: SourceContext, req: SearchRequest): Promise<string> {
+/**
+ * Searches in progress at once; the rest wait before compiling anything. A flood of calls would
+ * otherwise hold a compiled pattern, a scan and its results each while they queue for threads.
+ */
+const searches = new Slots(MAX_LIVE_WORKERS);
+
+export function searchPage(ctx: SourceContext, req: SearchRequest): Promise<string> {
+  return searches.run(ctx.signal, () => searchPageNow(ctx, req));
+}
+
+async function searchPageNow(ctx: SourceContext, req: SearchRequest): Promise<string> {
   const { caller } = ctx;
   const roots = caller.roots;
   const caseMode: CaseMode =
