@@ -72,13 +72,3 @@ export function runTool<A, S>(
     given,
   );
 }
-
-/** The budget a call gets: its own `max_tokens` lowered to the cap, or the default. */
-export function applyBudget(
-  requested: number | undefined,
-  settings: ToolSettings,
-): { maxTokens: number; lowered: boolean } {
-  if (requested === undefined) return { maxTokens: settings.defaultMaxTokens, lowered: false };
-  if (requested > settings.maxTokensCap) return { maxTokens: settings.maxTokensCap, lowered: true };
-  return { maxTokens: requested, lowered: false };
-}

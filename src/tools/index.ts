@@ -10,7 +10,7 @@ import { searchTool } from "./search.js";
 import { tailTool } from "./tail.js";
 import type { ToolDefinition } from "./tool.js";
 
-export { applyBudget, type ToolContext, type ToolSettings } from "./context.js";
+export type { ToolContext, ToolSettings } from "./context.js";
 export { parseArgs } from "./schema.js";
 export type { ToolDefinition } from "./tool.js";
 

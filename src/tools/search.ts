@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { DEFAULT_MAX_WALK_ENTRIES, searchPage } from "../sources/index.js";
-import { applyBudget, type ToolContext } from "./context.js";
+import { createSearchSource, DEFAULT_MAX_WALK_ENTRIES } from "../sources/index.js";
+import { budgetParam, runTool, type ToolContext } from "./context.js";
 import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -75,28 +75,34 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
     "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts; count: at_least or none answers sooner with a lower bound or no total); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
   input: searchInput,
   async run(args, ctx: ToolContext) {
-    const budget = applyBudget(args.max_tokens, ctx.settings);
-    return searchPage(ctx, {
-      pattern: args.pattern,
-      path: args.path,
-      literal: args.literal,
-      caseSensitive: args.case_sensitive,
-      glob: args.glob,
-      includeHidden: args.include_hidden,
-      respectGitignore: args.respect_gitignore,
-      context: args.context,
-      maxCharsPerMatch: args.max_chars_per_match,
-      count: args.count,
-      limit: args.limit,
-      offset: args.offset,
-      cursor: args.cursor,
-      maxTokens: budget.maxTokens,
-      maxTokensLowered: budget.lowered,
-      maxTokensGiven: args.max_tokens !== undefined,
-      maxTokensCap: ctx.settings.maxTokensCap,
+    const source = createSearchSource({
+      maxTokens: budgetParam(ctx.settings),
       maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
       ...(ctx.settings.searchStallMs !== undefined ? { stallMs: ctx.settings.searchStallMs } : {}),
       ...(ctx.progress ? { onProgress: (n: number) => ctx.progress?.(n) } : {}),
     });
+    return runTool(
+      source,
+      ctx,
+      {
+        ...(args.pattern !== undefined ? { pattern: args.pattern } : {}),
+        ...(args.path !== undefined ? { path: args.path } : {}),
+        ...(args.literal !== undefined ? { literal: args.literal } : {}),
+        ...(args.case_sensitive !== undefined ? { caseSensitive: args.case_sensitive } : {}),
+        ...(args.glob !== undefined ? { glob: args.glob } : {}),
+        ...(args.include_hidden !== undefined ? { includeHidden: args.include_hidden } : {}),
+        ...(args.respect_gitignore !== undefined
+          ? { respectGitignore: args.respect_gitignore }
+          : {}),
+        ...(args.context !== undefined ? { context: args.context } : {}),
+        ...(args.max_chars_per_match !== undefined
+          ? { maxCharsPerMatch: args.max_chars_per_match }
+          : {}),
+        ...(args.count !== undefined ? { count: args.count } : {}),
+        ...(args.offset !== undefined ? { offset: args.offset } : {}),
+      },
+      args.cursor,
+      { max_tokens: args.max_tokens, limit: args.limit },
+    );
   },
 };

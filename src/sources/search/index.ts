@@ -17,9 +17,12 @@ export {
   type ScanWindow,
 } from "./scan.js";
 export {
+  type CountMode,
+  createSearchSource,
   DEFAULT_MAX_CHARS_PER_MATCH,
   MAX_CONTEXT_LINES,
   SEARCH_TOOL,
-  type SearchRequest,
-  searchPage,
+  type SearchArgs,
+  type SearchOptions,
+  type SearchState,
 } from "./search.js";

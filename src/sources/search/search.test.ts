@@ -18,14 +18,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultEstimator, isPagewiseError } from "../../core/index.js";
+import { defaultEstimator, isPagewiseError, runSource } from "../../core/index.js";
 import { compilePattern } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import { tempSourceContext } from "../shared/test-support/context.js";
 import { ConfinedOpener } from "./confine.js";
 import { runScanJob } from "./pool.js";
 import type { ScanJob, ScanResult } from "./scan.js";
-import { type SearchRequest, searchPage } from "./search.js";
+import { createSearchSource, type SearchArgs } from "./search.js";
 
 let dir: string;
 let ctx: SourceContext;
@@ -40,8 +40,32 @@ interface Page {
   pagination: { total: number; limit: number; offset: number; has_more: boolean };
   next_cursor: string | null;
 }
-async function search(req: Partial<SearchRequest>): Promise<Page> {
-  return JSON.parse(await searchPage(ctx, { maxTokens: 8000, inProcess: true, ...req }));
+/** One call as the tool makes it: arguments, plus the page parameters the caller passed. */
+interface SearchCall extends SearchArgs {
+  readonly cursor?: string;
+  readonly limit?: number;
+  readonly maxTokens?: number;
+  /** The server's cap on budgets (default 100,000). */
+  readonly maxTokensCap?: number;
+  readonly onProgress?: (filesRead: number) => void;
+}
+async function searchText(call: SearchCall): Promise<string> {
+  const { cursor, limit, maxTokens, maxTokensCap, onProgress, ...args } = call;
+  const source = createSearchSource({
+    maxTokens: {
+      name: "max_tokens",
+      default: 8000,
+      max: maxTokensCap ?? 100_000,
+      maxReason: "the server's cap",
+    },
+    inProcess: true,
+    ...(onProgress ? { onProgress } : {}),
+  });
+  const run = { codec: ctx.codec, identity: ctx.caller.identity, context: ctx };
+  return runSource(source, run, args, cursor, { max_tokens: maxTokens, limit });
+}
+async function search(call: SearchCall): Promise<Page> {
+  return JSON.parse(await searchText(call));
 }
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
@@ -103,18 +127,13 @@ describe("a search cursor carries its page parameters", () => {
       pattern: "needle",
       path: "params",
       maxTokens: 1500,
-      maxTokensGiven: true,
       limit: 500,
     });
     let pages = 1;
     let seen = page.items.length;
     while (page.next_cursor) {
       // What the tool passes when the caller gives only the cursor: the default budget, not given.
-      const text = await searchPage(ctx, {
-        cursor: page.next_cursor,
-        maxTokens: 8000,
-        inProcess: true,
-      });
+      const text = await searchText({ cursor: page.next_cursor });
       expect(defaultEstimator.count(text)).toBeLessThanOrEqual(1500);
       page = JSON.parse(text);
       expect(page.pagination.limit).toBe(500);
@@ -130,7 +149,6 @@ describe("a search cursor carries its page parameters", () => {
       pattern: "needle",
       path: "params",
       maxTokens: 1500,
-      maxTokensGiven: true,
       limit: 7,
     });
     expect(first.items.length).toBe(7);
@@ -138,7 +156,6 @@ describe("a search cursor carries its page parameters", () => {
       cursor: first.next_cursor!,
       limit: 50,
       maxTokens: 4000,
-      maxTokensGiven: true,
     });
     expect(bigger.items.length).toBeGreaterThan(7);
     expect(bigger.pagination.limit).toBe(50);
@@ -149,17 +166,28 @@ describe("a search cursor carries its page parameters", () => {
       pattern: "needle",
       path: "params",
       maxTokens: 20000,
-      maxTokensGiven: true,
       limit: 1000,
     });
-    const text = await searchPage(ctx, {
-      cursor: wide.next_cursor!,
-      maxTokens: 8000,
-      maxTokensCap: 3000,
-      inProcess: true,
-    });
+    const text = await searchText({ cursor: wide.next_cursor!, maxTokensCap: 3000 });
     expect(defaultEstimator.count(text)).toBeLessThanOrEqual(3000);
     expect(JSON.parse(text).max_tokens).toBe(3000);
+  });
+  it("an argument given with the cursor must agree with its query, named as the caller spells it", async () => {
+    const first = await search({ pattern: "needle", path: "params", limit: 3 });
+    const cursor = first.next_cursor!;
+    const same = await search({ cursor, pattern: "needle" });
+    expect(same.items.length).toBe(3);
+    for (const [given, name] of [
+      [{ pattern: "hay" }, "pattern"],
+      [{ caseSensitive: true }, "case_sensitive"],
+      [{ maxCharsPerMatch: 5 }, "max_chars_per_match"],
+      [{ includeHidden: true }, "include_hidden"],
+      [{ offset: 0 }, "offset"],
+    ] as const) {
+      const err = await search({ cursor, ...given }).catch((e: unknown) => e);
+      expect(isPagewiseError(err) && err.code, name).toBe("INVALID_ARGUMENT");
+      expect((err as Error).message).toContain(name);
+    }
   });
 });
 
@@ -174,7 +202,7 @@ describe("count modes and O(page) continuations", () => {
   });
 
   /** Files read by one page (the scan reports its progress per file). */
-  async function filesReadBy(req: Partial<SearchRequest>): Promise<{ page: Page; files: number }> {
+  async function filesReadBy(req: SearchCall): Promise<{ page: Page; files: number }> {
     let files = 0;
     const page = await search({ ...req, onProgress: (n) => (files = Math.max(files, n)) });
     return { page, files };

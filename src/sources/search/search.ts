@@ -10,16 +10,22 @@
  * the page parameters; its page walks only from that file on (O(depth) directory listings plus
  * what it reads) and stops like a non-exact first page. The cursor's file must be unchanged
  * (CONTENT_CHANGED otherwise); later files are read as they are now.
+ *
+ * The source runs on the one pipeline (core/source): the pipeline decodes the cursor, merges its
+ * budget and limit with the call's, rejects conflicting arguments and encodes the continuations.
  */
 import { openFileConfined, resolveDirectoryConfined } from "../../access/index.js";
 import {
-  ByteWriter,
+  type ByteReader,
+  type ByteWriter,
   budgetTooSmall,
-  conflictingArgument,
   fitItemCount,
   identityKey,
   malformedCursor,
+  type PageParam,
+  type PageRequest,
   PagewiseError,
+  type Source,
 } from "../../core/index.js";
 import {
   type CaseMode,
@@ -29,7 +35,12 @@ import {
   Slots,
 } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
-import { checkCursorDirectoryPath, readFileRef, writeFileRef } from "../shared/file-ref.js";
+import {
+  checkCursorDirectoryPath,
+  type FileRef,
+  readFileRef,
+  writeFileRef,
+} from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
 import { ancestorsWithin, DEFAULT_MAX_WALK_ENTRIES } from "../walk/index.js";
 import { runScanJob } from "./pool.js";
@@ -59,7 +70,8 @@ export const MAX_CONTEXT_LINES = 10;
 export type CountMode = "exact" | "at_least" | "none";
 const COUNT_MODES: readonly CountMode[] = ["exact", "at_least", "none"];
 
-export interface SearchRequest {
+/** The arguments of a `search` call; the budget and limit travel as page parameters. */
+export interface SearchArgs {
   readonly pattern?: string;
   readonly path?: string;
   readonly literal?: boolean;
@@ -70,35 +82,32 @@ export interface SearchRequest {
   readonly context?: number;
   readonly maxCharsPerMatch?: number;
   readonly count?: CountMode;
-  readonly limit?: number;
   readonly offset?: number;
-  readonly cursor?: string;
-  /** The budget applied to this call (the default when the caller gave none). */
-  readonly maxTokens: number;
-  readonly maxTokensLowered?: boolean;
-  /**
-   * Whether the caller passed `max_tokens`. Without it, a continuation keeps the budget its cursor
-   * carries (lowered to `maxTokensCap`).
-   */
-  readonly maxTokensGiven?: boolean;
-  readonly maxTokensCap?: number;
+}
+
+/** What every search call of one server shares. */
+export interface SearchOptions {
+  readonly maxTokens: PageParam;
   readonly maxWalkEntries?: number;
+  /** How long a scan may run without progress before it is stopped. */
   readonly stallMs?: number;
+  /** Called during long scans with the number of files read so far. */
   readonly onProgress?: (filesRead: number) => void;
   /** Scan in this thread instead of a worker (tests). */
   readonly inProcess?: boolean;
 }
 
+/** The parameters that define a search's result set (bound into its cursors). */
 interface SearchQuery {
-  pattern: string;
-  literal: boolean;
-  caseMode: CaseMode;
-  count: CountMode;
-  glob: string | undefined;
-  includeHidden: boolean;
-  respectGitignore: boolean;
-  context: number;
-  maxChars: number;
+  readonly pattern: string;
+  readonly literal: boolean;
+  readonly caseMode: CaseMode;
+  readonly count: CountMode;
+  readonly glob: string | undefined;
+  readonly includeHidden: boolean;
+  readonly respectGitignore: boolean;
+  readonly context: number;
+  readonly maxChars: number;
 }
 
 const CASE_MODES: readonly CaseMode[] = ["smart", "sensitive", "insensitive"];
@@ -113,69 +122,102 @@ function flagsOf(q: SearchQuery): number {
   );
 }
 
-/** What a cursor holds besides the query. */
-interface CursorState {
-  readonly absolute: string;
+/** A search cursor: the searched directory, the query, and where the next page starts. */
+export interface SearchState {
+  readonly dir: FileRef;
+  /** The directory's path under the caller's roots (set when decoded). */
+  readonly absolute?: string;
   readonly query: SearchQuery;
-  readonly limit: number;
-  readonly maxTokens: number;
-  readonly after: MatchPosition;
-  readonly resume: { byte: number; line: number };
+  readonly after: Required<MatchPosition>;
+  readonly resume: { readonly byte: number; readonly line: number };
   /** Index of the first match after the cursor. */
   readonly offset: number;
   /** The first page's exact total (`exact`), the lower bound so far (`at_least`), or 0. */
   readonly total: number;
 }
 
-function decodeCursor(ctx: SourceContext, cursor: string): CursorState {
-  const { caller, codec } = ctx;
-  const r = codec.decode(SEARCH_TOOL, caller.identity, cursor);
-  const { absolute } = readFileRef(r, caller.roots);
+function writeSearchState(w: ByteWriter, ctx: SourceContext, s: SearchState): void {
+  const q = s.query;
+  writeFileRef(w, ctx.caller.roots, s.dir);
+  w.u8(flagsOf(q))
+    .u8(q.context)
+    .uint(q.maxChars)
+    .string(q.pattern)
+    .string(q.glob ?? "")
+    .string(s.after.path)
+    .uint(s.after.lineStart)
+    .uint(s.after.ordinal)
+    .raw(Buffer.from(s.after.fileTag, "base64url"))
+    .uint(s.resume.byte)
+    .uint(s.resume.line)
+    .uint(s.offset)
+    .uint(s.total);
+}
+
+function readSearchState(r: ByteReader, ctx: SourceContext): SearchState {
+  const { absolute, ref } = readFileRef(r, ctx.caller.roots);
   const flags = r.u8();
-  const mode = CASE_MODES[(flags >> 3) & 3];
+  const caseMode = CASE_MODES[(flags >> 3) & 3];
   const count = COUNT_MODES[(flags >> 5) & 3];
-  if (mode === undefined || count === undefined || flags >> 7 !== 0) throw malformedCursor();
+  if (caseMode === undefined || count === undefined || flags >> 7 !== 0) throw malformedCursor();
   const query: SearchQuery = {
     literal: (flags & 1) !== 0,
     includeHidden: (flags & 2) !== 0,
     respectGitignore: (flags & 4) !== 0,
-    caseMode: mode,
+    caseMode,
     count,
     context: r.u8(),
     maxChars: r.uint(),
     pattern: r.string(),
     glob: r.string() || undefined,
   };
-  const limit = r.uint();
-  const maxTokens = r.uint();
-  const after: MatchPosition = {
+  const after: Required<MatchPosition> = {
     path: r.string(),
     lineStart: r.uint(),
     ordinal: r.uint(),
     fileTag: Buffer.from(r.raw(FILE_TAG_BYTES)).toString("base64url"),
   };
   const resume = { byte: r.uint(), line: r.uint() };
-  const offset = r.uint();
-  const total = r.uint();
-  r.end();
-  return { absolute, query, limit, maxTokens, after, resume, offset, total };
+  return { dir: ref, absolute, query, after, resume, offset: r.uint(), total: r.uint() };
+}
+
+function caseModeOf(caseSensitive: boolean | undefined): CaseMode {
+  return caseSensitive === undefined ? "smart" : caseSensitive ? "sensitive" : "insensitive";
+}
+
+/** The first argument given with a cursor that disagrees with its query (by published name). */
+function conflictWith(args: SearchArgs, state: SearchState): string | undefined {
+  const q = state.query;
+  const differs = <T>(given: T | undefined, fixed: T) => given !== undefined && given !== fixed;
+  if (args.offset !== undefined) return "offset";
+  if (differs(args.pattern, q.pattern)) return "pattern";
+  if (differs(args.literal, q.literal)) return "literal";
+  if (args.caseSensitive !== undefined && caseModeOf(args.caseSensitive) !== q.caseMode)
+    return "case_sensitive";
+  if (differs(args.count, q.count)) return "count";
+  if (differs(args.glob, q.glob)) return "glob";
+  if (differs(args.includeHidden, q.includeHidden)) return "include_hidden";
+  if (differs(args.respectGitignore, q.respectGitignore)) return "respect_gitignore";
+  if (differs(args.context, q.context)) return "context";
+  if (differs(args.maxCharsPerMatch, q.maxChars)) return "max_chars_per_match";
+  return undefined;
 }
 
 /** The query of a first call (no cursor), with its defaults. */
-function queryOf(req: SearchRequest, caseMode: CaseMode): SearchQuery {
-  if (req.pattern === undefined) {
+function queryOf(args: SearchArgs): SearchQuery {
+  if (args.pattern === undefined) {
     throw new PagewiseError("INVALID_ARGUMENT", "Give the pattern to search for.");
   }
   return {
-    pattern: req.pattern,
-    literal: req.literal ?? false,
-    caseMode,
-    count: req.count ?? "exact",
-    glob: req.glob,
-    includeHidden: req.includeHidden ?? false,
-    respectGitignore: req.respectGitignore ?? true,
-    context: req.context ?? 0,
-    maxChars: req.maxCharsPerMatch ?? DEFAULT_MAX_CHARS_PER_MATCH,
+    pattern: args.pattern,
+    literal: args.literal ?? false,
+    caseMode: caseModeOf(args.caseSensitive),
+    count: args.count ?? "exact",
+    glob: args.glob,
+    includeHidden: args.includeHidden ?? false,
+    respectGitignore: args.respectGitignore ?? true,
+    context: args.context ?? 0,
+    maxChars: args.maxCharsPerMatch ?? DEFAULT_MAX_CHARS_PER_MATCH,
   };
 }
 
@@ -185,63 +227,39 @@ function queryOf(req: SearchRequest, caseMode: CaseMode): SearchQuery {
  */
 const searches = new Slots(MAX_LIVE_WORKERS);
 
-export function searchPage(ctx: SourceContext, req: SearchRequest): Promise<string> {
-  return searches.run(ctx.signal, () => searchPageNow(ctx, req));
+/** The `search` source: cursors carrying the budget and the limit. */
+export function createSearchSource(
+  options: SearchOptions,
+): Source<SearchArgs, SearchState, SourceContext> {
+  return {
+    tool: SEARCH_TOOL,
+    params: [
+      options.maxTokens,
+      { name: "limit", default: DEFAULT_SEARCH_LIMIT, max: MAX_SEARCH_LIMIT },
+    ],
+    readState: readSearchState,
+    writeState: (w, state, ctx) => writeSearchState(w, ctx, state),
+    conflictWith,
+    page: (request) => searches.run(request.context.signal, () => searchPage(request, options)),
+  };
 }
 
-async function searchPageNow(ctx: SourceContext, req: SearchRequest): Promise<string> {
-  const { caller } = ctx;
-  const roots = caller.roots;
-  const caseMode: CaseMode =
-    req.caseSensitive === undefined ? "smart" : req.caseSensitive ? "sensitive" : "insensitive";
-  let dirArg = req.path;
-  let requestedLimit = req.limit;
-  let query: SearchQuery;
-  let budget = { maxTokens: req.maxTokens, lowered: req.maxTokensLowered === true };
-  let state: CursorState | undefined;
-  if (req.cursor !== undefined) {
-    if (req.offset !== undefined) {
-      throw new PagewiseError(
-        "INVALID_ARGUMENT",
-        "A cursor already fixes the position: pass cursor without offset.",
-      );
-    }
-    state = decodeCursor(ctx, req.cursor);
-    query = mergeQuery(state.query, {
-      pattern: req.pattern,
-      literal: req.literal,
-      caseMode: req.caseSensitive === undefined ? undefined : caseMode,
-      count: req.count,
-      glob: req.glob,
-      includeHidden: req.includeHidden,
-      respectGitignore: req.respectGitignore,
-      context: req.context,
-      maxChars: req.maxCharsPerMatch,
-    });
-    await checkCursorDirectoryPath(roots, dirArg, state.absolute);
-    dirArg = state.absolute;
-    requestedLimit ??= state.limit;
-    if (!req.maxTokensGiven && state.maxTokens > 0) {
-      const cap = req.maxTokensCap ?? Number.POSITIVE_INFINITY;
-      budget = { maxTokens: Math.min(state.maxTokens, cap), lowered: state.maxTokens > cap };
-    }
-  } else query = queryOf(req, caseMode);
-  if (query.context < 0 || query.context > MAX_CONTEXT_LINES) {
-    throw new PagewiseError("INVALID_ARGUMENT", `context must be 0 to ${MAX_CONTEXT_LINES}.`);
-  }
-  if (query.maxChars < 1) {
-    throw new PagewiseError("INVALID_ARGUMENT", "max_chars_per_match must be at least 1.");
-  }
-  const { limit, note } = effectiveLimit(requestedLimit);
+type SearchPageRequest = PageRequest<SearchArgs, SearchState, SourceContext>;
+
+/** One page of matches as the contract's JSON text. */
+async function searchPage(request: SearchPageRequest, options: SearchOptions): Promise<string> {
+  const { context: ctx, args, state } = request;
+  const roots = ctx.caller.roots;
+  const query = state?.query ?? queryOf(args);
+  const limit = request.params.limit!;
+  if (state) await checkCursorDirectoryPath(roots, args.path, state.absolute!);
   const window: ScanWindow = state
     ? { kind: "after", after: state.after, limit, resume: state.resume }
-    : { kind: "offset", offset: req.offset ?? 0, limit };
+    : { kind: "offset", offset: args.offset ?? 0, limit };
   const compiled = compilePattern(query.pattern, query.literal, query.caseMode);
   compileGlob(query.glob);
-  const dir = await resolveDirectoryConfined(roots, dirArg);
+  const dir = await resolveDirectoryConfined(roots, state ? state.absolute : args.path);
   const rootDir = roots.dirs[dir.rootIndex]!;
-  const relDir = roots.relative(dir.rootIndex, dir.realPath);
-
   const result = await runScanJob(
     {
       dir: dir.realPath,
@@ -249,112 +267,91 @@ async function searchPageNow(ctx: SourceContext, req: SearchRequest): Promise<st
       includeHidden: query.includeHidden,
       respectGitignore: query.respectGitignore,
       ...(query.glob !== undefined ? { glob: query.glob } : {}),
-      maxWalkEntries: req.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
+      maxWalkEntries: options.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
       pattern: compiled,
       context: query.context,
       maxChars: query.maxChars,
       window,
       stopEarly: state !== undefined || query.count !== "exact",
-      maxPageChars: budget.maxTokens * ctx.estimator.maxUnitsPerToken,
+      maxPageChars: request.params.max_tokens! * ctx.estimator.maxUnitsPerToken,
     },
     {
       ...(ctx.signal ? { signal: ctx.signal } : {}),
-      ...(req.stallMs !== undefined ? { stallMs: req.stallMs } : {}),
-      ...(req.onProgress ? { onProgress: (files: number) => req.onProgress?.(files) } : {}),
-      ...(req.inProcess ? { inProcess: true } : {}),
+      ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.inProcess ? { inProcess: true } : {}),
     },
   );
-
-  return renderPage(ctx, {
-    dirReal: dir.realPath,
-    rootIndex: dir.rootIndex,
-    relDir,
-    state,
-    query,
-    limit,
-    note,
-    budget,
-    result,
-  });
+  const dirRef = { rootIndex: dir.rootIndex, relPath: roots.relative(dir.rootIndex, dir.realPath) };
+  return renderPage(request, { dirReal: dir.realPath, dirRef, query, result });
 }
 
 interface PageInput {
   readonly dirReal: string;
-  readonly rootIndex: number;
-  readonly relDir: string;
-  readonly state: CursorState | undefined;
+  readonly dirRef: FileRef;
   readonly query: SearchQuery;
-  readonly limit: number;
-  readonly note: string | undefined;
-  readonly budget: { readonly maxTokens: number; readonly lowered: boolean };
   readonly result: ScanResult;
 }
 
+/** What the page says about the count of all matches: the `total` fields, and the total a cursor carries. */
+function totalOf(
+  query: SearchQuery,
+  state: SearchState | undefined,
+  result: ScanResult,
+): { json: string; carried: number } {
+  const start = state ? state.offset : result.offset;
+  if (query.count === "exact") {
+    const total = state ? state.total : result.counted;
+    return { json: `"total":${total},`, carried: total };
+  }
+  // A lower bound: the matches known before the page, the page's and those seen after it.
+  const total = Math.max(state?.total ?? 0, state ? start + result.counted : result.counted);
+  if (query.count === "none") return { json: "", carried: 0 };
+  // A first page whose scan read every file knows its count exactly, whatever the mode.
+  const lowerBound = !(state === undefined && result.skipped);
+  return {
+    json: `"total":${total}${lowerBound ? ',"total_is_lower_bound":true' : ""},`,
+    carried: total,
+  };
+}
+
+/** `,"skipped":{…}` when the scan skipped binary, long-line or unreadable files, else "". */
+function skippedField(result: ScanResult): string {
+  const s = result.skipped;
+  return s && (s.binary || s.long_lines || s.unreadable_files || s.unreadable_directories)
+    ? `,"skipped":${JSON.stringify(s)}`
+    : "";
+}
+
 /** The page for a scan's result: items, pagination, the next cursor; the largest that fits. */
-async function renderPage(ctx: SourceContext, input: PageInput): Promise<string> {
-  const { caller, codec, estimator } = ctx;
-  const roots = caller.roots;
-  const { state, query, limit, note, budget, result, relDir } = input;
-  const dir = { realPath: input.dirReal, rootIndex: input.rootIndex };
+async function renderPage(request: SearchPageRequest, input: PageInput): Promise<string> {
+  const { context: ctx, state } = request;
+  const { query, result } = input;
+  const maxTokens = request.params.max_tokens!;
+  const limit = request.params.limit!;
   const items = await Promise.all(
     result.items.map(async (m) => ({
       match: m,
-      json: await itemJson(ctx, budget.maxTokens, dir.realPath, m),
+      json: await itemJson(ctx, maxTokens, input.dirReal, m),
     })),
   );
-  const uri = `file://${encodeURI(dir.realPath)}`;
+  const uri = `file://${encodeURI(input.dirReal)}`;
   const start = state ? state.offset : result.offset;
-  // Exact: the scan's count, or the first page's total a cursor carries. Otherwise a lower bound:
-  // the matches known before the page, the page's and those seen after it.
-  const total =
-    query.count === "exact"
-      ? state
-        ? state.total
-        : result.counted
-      : Math.max(state?.total ?? 0, state ? start + result.counted : result.counted);
-  // A first page whose scan read every file knows its count exactly, whatever the mode.
-  const lowerBound = query.count === "at_least" && !(state === undefined && result.skipped);
-  const flags = flagsOf(query);
-  const cursorAfter = (m: RawMatch, nextOffset: number): string => {
-    const w = new ByteWriter();
-    writeFileRef(w, roots, { rootIndex: dir.rootIndex, relPath: relDir });
-    w.u8(flags)
-      .u8(query.context)
-      .uint(query.maxChars)
-      .string(query.pattern)
-      .string(query.glob ?? "")
-      .uint(limit)
-      .uint(budget.maxTokens)
-      .string(m.path)
-      .uint(m.lineStart)
-      .uint(m.ordinal)
-      .raw(Buffer.from(m.fileTag, "base64url"))
-      .uint(m.resumeByte)
-      .uint(m.resumeLine)
-      .uint(nextOffset)
-      .uint(query.count === "none" ? 0 : total);
-    return codec.encode(SEARCH_TOOL, caller.identity, w.finish());
-  };
-  const extras =
-    (note ? `,"note":${JSON.stringify(note)}` : "") +
-    (budget.lowered ? `,"max_tokens":${budget.maxTokens}` : "") +
-    (result.skipped &&
-    (result.skipped.binary ||
-      result.skipped.long_lines ||
-      result.skipped.unreadable_files ||
-      result.skipped.unreadable_directories)
-      ? `,"skipped":${JSON.stringify(result.skipped)}`
-      : "");
-  const totalJson =
-    query.count === "exact"
-      ? `"total":${total},`
-      : query.count === "at_least"
-        ? `"total":${total}${lowerBound ? ',"total_is_lower_bound":true' : ""},`
-        : "";
+  const total = totalOf(query, state, result);
+  const cursorAfter = (m: RawMatch, nextOffset: number): string =>
+    request.cursorAt({
+      dir: input.dirRef,
+      query,
+      after: { path: m.path, lineStart: m.lineStart, ordinal: m.ordinal, fileTag: m.fileTag },
+      resume: { byte: m.resumeByte, line: m.resumeLine },
+      offset: nextOffset,
+      total: total.carried,
+    });
+  const extras = request.loweredFields + skippedField(result);
   const render = (count: number): string => {
     const next = start + count;
     const hasMore = count > 0 && (count < items.length || result.more);
-    const pagination = `{${totalJson}"limit":${limit},"offset":${start},"has_more":${hasMore},"next_offset":${hasMore ? next : null}}`;
+    const pagination = `{${total.json}"limit":${limit},"offset":${start},"has_more":${hasMore},"next_offset":${hasMore ? next : null}}`;
     const nextCursor = hasMore
       ? JSON.stringify(cursorAfter(items[count - 1]!.match, next))
       : "null";
@@ -362,12 +359,11 @@ async function renderPage(ctx: SourceContext, input: PageInput): Promise<string>
     for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
     return `{"uri":${JSON.stringify(uri)},"items":[${body}],"pagination":${pagination},"next_cursor":${nextCursor}${extras}}`;
   };
-  const fitted = fitItemCount(items.length, budget.maxTokens, estimator, render);
+  const fitted = fitItemCount(items.length, maxTokens, ctx.estimator, render);
   if (fitted.amount === 0 && items.length > 0) {
-    throw budgetTooSmall(budget.maxTokens, estimator.count(render(1)), "one match");
+    throw budgetTooSmall(maxTokens, ctx.estimator.count(render(1)), "one match");
   }
-  if (fitted.tokens > budget.maxTokens)
-    throw budgetTooSmall(budget.maxTokens, fitted.tokens, "an empty page");
+  if (fitted.tokens > maxTokens) throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");
   return fitted.text;
 }
 
@@ -428,24 +424,4 @@ async function lineCursor(
   } finally {
     await opened.handle.close();
   }
-}
-
-/** Arguments given with a cursor must agree with what it fixes; returns the cursor's query. */
-function mergeQuery<Q extends object>(fromCursor: Q, given: Partial<Q>): Q {
-  for (const [key, value] of Object.entries(given)) {
-    if (value !== undefined && (fromCursor as Record<string, unknown>)[key] !== value)
-      throw conflictingArgument(key);
-  }
-  return fromCursor;
-}
-
-/** The applied limit: the default, or the requested one lowered to the maximum (with a note). */
-function effectiveLimit(requested: number | undefined): { limit: number; note?: string } {
-  if (requested === undefined) return { limit: DEFAULT_SEARCH_LIMIT };
-  if (requested > MAX_SEARCH_LIMIT)
-    return {
-      limit: MAX_SEARCH_LIMIT,
-      note: `limit ${requested} was lowered to the maximum of ${MAX_SEARCH_LIMIT}.`,
-    };
-  return { limit: requested };
 }
