@@ -11,7 +11,7 @@
  * the open cannot escape. An ACCESS_DENIED error names the caller's own roots, so an agent can
  * correct its path; nobody else's roots ever appear.
  */
-import { constants, realpathSync, statSync } from "node:fs";
+import { type BigIntStats, constants, realpathSync, statSync } from "node:fs";
 import { type FileHandle, open, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -238,6 +238,8 @@ export interface OpenedFile {
   /** Canonical path of what was opened. */
   readonly realPath: string;
   readonly rootIndex: number;
+  /** The descriptor's stat, taken right after the open (callers need no second fstat). */
+  readonly stat: BigIntStats;
 }
 
 /**
@@ -281,12 +283,12 @@ export async function openFileConfined(
     throw fsError(err, shown, roots);
   }
   try {
-    const st = await handle.stat();
+    const st = await handle.stat({ bigint: true });
     if (!st.isFile()) throw notRegular(shown);
     const opened = await descriptorPath(handle, real);
     const rootIndex = roots.rootIndexOf(opened);
     if (rootIndex < 0) throw roots.outside(shown);
-    return { handle, realPath: opened, rootIndex };
+    return { handle, realPath: opened, rootIndex, stat: st };
   } catch (err) {
     await handle.close();
     throw err instanceof PagewiseError ? err : fsError(err, shown, roots);

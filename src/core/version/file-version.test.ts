@@ -83,4 +83,30 @@ describe("FileVersions", () => {
     const info = await versionOfFile(Buffer.from("fresh"));
     expect(info.fingerprint.length).toBe(0);
   });
+
+  it("a file rewritten once while it is hashed is hashed again, and versioned as it is now", async () => {
+    const file = path.join(dir, "rewritten-while-hashed");
+    writeFileSync(file, "old content\n");
+    const fh = await open(file, "r");
+    try {
+      const first = await fh.stat({ bigint: true });
+      // The first hash ends after this rewrite (new size, so a new identity); the second does not.
+      let rewrites = 0;
+      const racing = new Proxy(fh, {
+        get(target, prop) {
+          if (prop === "read" && rewrites++ === 0) writeFileSync(file, "new content, longer\n");
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const { version, stat } = await new FileVersions().versionAndStat(racing, first);
+      expect(version.size).toBe(Buffer.byteLength("new content, longer\n"));
+      expect(stat.size).toBe(BigInt(version.size));
+      expect(version.version).toBe(
+        (await versionOfFile(Buffer.from("new content, longer\n"))).version,
+      );
+    } finally {
+      await fh.close();
+    }
+  });
 });

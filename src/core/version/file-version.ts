@@ -90,17 +90,32 @@ export class FileVersions {
     expect?: VersionExpectation,
     signal?: AbortSignal,
   ): Promise<FileVersion> {
+    return (await this.versionAndStat(fh, st, expect, signal)).version;
+  }
+
+  /**
+   * `versionOf`, plus the stat the version describes: `st` itself when the version is known by
+   * identity (no I/O), else the stat taken after hashing (the file may have been hashed again
+   * under a new identity). Callers need no second fstat to know what the version covers.
+   */
+  async versionAndStat(
+    fh: FileHandle,
+    st: BigIntStats,
+    expect?: VersionExpectation,
+    signal?: AbortSignal,
+  ): Promise<{ version: FileVersion; stat: BigIntStats }> {
     if (expect && expect.fingerprint.length > 0) {
       const fp = fingerprintOf(st);
       if (sameBytes(fp, expect.fingerprint)) {
         const digest = expect.digest;
-        return {
+        const version = {
           version: versionString(digest),
           digest,
           fingerprint: fp,
           utf8: true,
           size: Number(st.size),
         };
+        return { version, stat: st };
       }
     }
     const key = identityKey(st);
@@ -109,8 +124,17 @@ export class FileVersions {
       // Refresh LRU position.
       this.#cache.delete(key);
       this.#cache.set(key, hit);
-      return hit.info;
+      return { version: hit.info, stat: st };
     }
+    return this.#hash(fh, st, signal);
+  }
+
+  async #hash(
+    fh: FileHandle,
+    st: BigIntStats,
+    signal: AbortSignal | undefined,
+  ): Promise<{ version: FileVersion; stat: BigIntStats }> {
+    let key = identityKey(st);
     for (let attempt = 0; attempt < 3; attempt++) {
       const startedNs = wallClockNs();
       const hashed = await hashFile(fh, signal);
@@ -118,6 +142,7 @@ export class FileVersions {
       if (identityKey(after) !== key && attempt < 2) {
         // The file changed while it was hashed: hash again under its new identity.
         st = after;
+        key = identityKey(st);
         continue;
       }
       if (identityKey(after) !== key) {
@@ -139,7 +164,7 @@ export class FileVersions {
           : {}),
       };
       if (trusted) this.#remember(key, info);
-      return info;
+      return { version: info, stat: after };
     }
     throw new PagewiseError("INTERNAL_ERROR", "unreachable");
   }

@@ -400,7 +400,7 @@ async function lineCursor(
   const { caller } = ctx;
   const opened = await openFileConfined(caller.roots, absolute);
   try {
-    const st = await opened.handle.stat({ bigint: true });
+    const st = opened.stat;
     if (identityKey(st) !== m.ident) {
       throw new PagewiseError(
         "CONTENT_CHANGED",

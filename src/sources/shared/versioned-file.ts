@@ -13,7 +13,7 @@
  */
 import type { BigIntStats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { openFileConfined } from "../../access/index.js";
+import { type OpenedFile, openFileConfined } from "../../access/index.js";
 import {
   type FileVersion,
   FileVersions,
@@ -73,7 +73,7 @@ export async function openVersionedFile(
   const handle = opened.handle;
   try {
     const ref = refOfOpened(roots, opened, options.expectRef);
-    const { bytes, version, stat } = await readVersion(ctx, handle, options.expect);
+    const { bytes, version, stat } = await readVersion(ctx, opened, options.expect);
     if (options.expect) {
       try {
         FileVersions.check(version, options.expect);
@@ -103,10 +103,10 @@ export async function openVersionedFile(
 
 async function readVersion(
   ctx: SourceContext,
-  handle: FileHandle,
+  opened: OpenedFile,
   expect: VersionExpectation | undefined,
 ): Promise<{ bytes: ByteSource; version: FileVersion; stat: BigIntStats }> {
-  const st = await handle.stat({ bigint: true });
+  const { handle, stat: st } = opened;
   const size = Number(st.size);
   if (FileVersions.isRacy(st) && size <= SNAPSHOT_MAX_BYTES) {
     const whole = await readWhole(handle, size);
@@ -116,7 +116,6 @@ async function readVersion(
       stat: st,
     };
   }
-  const version = await ctx.versions.versionOf(handle, st, expect, ctx.signal);
-  const now = await handle.stat({ bigint: true });
-  return { bytes: fileByteSource(handle, Number(now.size)), version, stat: now };
+  const { version, stat } = await ctx.versions.versionAndStat(handle, st, expect, ctx.signal);
+  return { bytes: fileByteSource(handle, Number(stat.size)), version, stat };
 }

@@ -156,7 +156,7 @@ async function tailPage(
   const opened = await openFileConfined(ctx.caller.roots, target);
   try {
     const file = refOfOpened(ctx.caller.roots, opened, state?.file);
-    const st = await opened.handle.stat({ bigint: true });
+    const st = opened.stat;
     const size = Number(st.size);
     const reader = new BlockReader(fileByteSource(opened.handle, size), size);
     if (state) await verifyCursor(reader, st, state);

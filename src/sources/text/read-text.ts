@@ -87,8 +87,7 @@ function notText(firstInvalidByte: number | undefined, maxTokens?: number): Page
 export async function readLines(ctx: SourceContext, req: ReadLinesRequest): Promise<string> {
   const opened = await openFileConfined(ctx.caller.roots, req.path);
   try {
-    const st = await opened.handle.stat({ bigint: true });
-    const source = fileByteSource(opened.handle, Number(st.size));
+    const source = fileByteSource(opened.handle, Number(opened.stat.size));
     const start = (await findLineStart(source, req.offset ?? 0, ctx.signal)).byte;
     const maxBytes = req.maxReadTokens * ctx.estimator.maxUnitsPerToken * 3 + 4;
     const bytes = await readLineRange(ctx, source, start, req.limit, maxBytes);
@@ -276,9 +275,8 @@ async function versionedBasis(
  */
 async function anchoredBasis(ctx: SourceContext, state: ReadState): Promise<PageBasis> {
   const opened = await openFileConfined(ctx.caller.roots, state.absolute);
-  const handle = opened.handle;
+  const { handle, stat: st } = opened;
   try {
-    const st = await handle.stat({ bigint: true });
     const end = state.end.kind === "byte" ? state.end.offset : 0;
     const start = state.anchor?.start ?? 0;
     checkAppendOnly(st, state.fingerprint, Math.max(end, state.anchor?.size ?? 0));
