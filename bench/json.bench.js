@@ -30,6 +30,7 @@ import {
 } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
+import { ensureJson } from "./data.js";
 import {
   DATA_DIR,
   fmtBytes,
@@ -39,7 +40,6 @@ import {
   machine,
   median,
   printTable,
-  QUIET_MS,
   ratio,
   runOnce,
   startPagewise,
@@ -55,62 +55,9 @@ const BIG = Number(process.env.BENCH_JSON_BIG_MIB ?? 1024) * MiB;
 const REPS = Number(process.env.BENCH_REPS ?? 21);
 const ONLY = (process.env.BENCH_ONLY ?? "scan,flat,rss").split(",");
 const DIR = path.join(DATA_DIR, "json");
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------
 // Data
-
-const CUSTOMERS = ["Ada Lövelace", "Grace Hopper", "Ken Thompson", "株式会社テスト", "Zoë O'Brien"];
-const STATUSES = ["open", "paid", "shipped", "cancelled"];
-
-function record(i, indent) {
-  const sp = indent ? " " : "";
-  return `{"id":${sp}${i},${sp}"customer":${sp}${JSON.stringify(CUSTOMERS[i % 5])},${sp}"status":${sp}"${STATUSES[i % 4]}",${sp}"total":${sp}${(i % 9973) / 100 + 1},${sp}"items":${sp}[{"sku":${sp}"SKU-${i % 1013}",${sp}"qty":${sp}${(i % 7) + 1},${sp}"price":${sp}${(i % 317) / 10 + 0.5}}],${sp}"note":${sp}"line \\"${i}\\" \\u00e9"}`;
-}
-
-/** Writes `file` of about `bytes` bytes (whole records) unless present; returns its record count. */
-async function ensureJson(name, bytes, kind) {
-  mkdirSync(DIR, { recursive: true });
-  const file = path.join(DIR, name);
-  const marker = `${file}.count`;
-  if (existsSync(file) && existsSync(marker) && statSync(file).size >= bytes) {
-    const { readFileSync } = await import("node:fs");
-    return {
-      file,
-      name,
-      records: Number(readFileSync(marker, "utf8")),
-      bytes: statSync(file).size,
-    };
-  }
-  log(`writing ${fmtBytes(bytes)} of ${kind} to ${path.relative(process.cwd(), file)}`);
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(tmp, "w");
-  let written = 0;
-  let i = 0;
-  try {
-    if (kind === "json") written += writeSync(fd, '{"meta": {"source": "bench"},\n "orders": [\n');
-    while (written < bytes) {
-      const parts = [];
-      let n = 0;
-      while (n < 4 * MiB && written + n < bytes) {
-        const r =
-          kind === "json" ? `${i > 0 ? ",\n" : ""}  ${record(i, true)}` : `${record(i, false)}\n`;
-        parts.push(r);
-        n += Buffer.byteLength(r);
-        i++;
-      }
-      written += writeSync(fd, Buffer.from(parts.join("")));
-    }
-    if (kind === "json") writeSync(fd, "\n]}\n");
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(marker, String(i));
-  await sleep(QUIET_MS);
-  return { file, name, records: i, bytes: statSync(file).size };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Subjects

@@ -19,79 +19,17 @@
  * `count` gets the exact first page for row 2). Totals are checked against ripgrep's.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DATA_DIR, fmtMs, log, median, PAGEWISE_BIN, printTable, ratio } from "./harness.js";
+import { pathToFileURL } from "node:url";
+import { ensureSourceTree } from "./data.js";
+import { fmtMs, log, median, PAGEWISE_BIN, printTable, ratio } from "./harness.js";
 
 const REPS = Number(process.env.BENCH_REPS ?? 5);
 const BEFORE_BIN = process.env.BENCH_BEFORE_BIN
   ? path.resolve(process.env.BENCH_BEFORE_BIN)
   : undefined;
 const PATTERN = "new (Timeout|Retry)Error\\(";
-const GENERATOR_VERSION = 1;
-
-function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
-
-const WORDS =
-  "account action adapter agent alert api archive asset auth batch billing blob buffer build cache card cart channel client cluster codec config context cursor data device digest domain driver email engine entity event export feed fetch field file filter format gateway graph group handler hash header index input item job key label layout ledger limit link loader lock log mailer map media merge message metric model module monitor node order pager parser patch payment peer pipeline plan plugin policy pool post price profile proxy query queue quota record region render report request resource retry role route rule runner schema scope search secret session shard signal slot snapshot socket source span state status store stream table task template tenant thread ticket timer token topic trace tree upload user vault version view worker writer zone".split(
-    " ",
-  );
-
-/** One file's text: about `bytes` of TypeScript-like lines, with rare `new TimeoutError(` throws. */
-function fileText(r, bytes) {
-  const pick = () => WORDS[Math.floor(r() * WORDS.length)];
-  const cap = (w) => w[0].toUpperCase() + w.slice(1);
-  let out = "";
-  while (out.length < bytes) {
-    const fn = `${pick()}${cap(pick())}`;
-    out += `export async function ${fn}(${pick()}: ${cap(pick())}, ctx: Context): Promise<${cap(pick())}> {\n`;
-    out += `  const ${pick()}Id = input.${pick()}Id ?? ctx.defaults.${pick()};\n`;
-    out += `  const result = await ctx.${pick()}s.${fn}(input, { limit: ${Math.floor(r() * 1000)} });\n`;
-    if (r() < 0.03)
-      out += `  if (late) throw new ${r() < 0.7 ? "Timeout" : "Retry"}Error(\`${fn} took too long\`);\n`;
-    out += `  return { ...result, ${pick()}: input.${pick()}.map((x) => x.${pick()}) };\n}\n\n`;
-  }
-  return out;
-}
-
-/** A tree of `files` source files (20 a directory, three levels), made once. */
-function ensureTree(files) {
-  const dir = path.join(DATA_DIR, `search-compare-${files}`);
-  const manifest = `${dir}.manifest.json`;
-  const want = JSON.stringify({ files, GENERATOR_VERSION });
-  if (existsSync(manifest) && readFileSync(manifest, "utf8") === want) return dir;
-  log(`making ${files} files under ${dir}…`);
-  rmSync(dir, { recursive: true, force: true });
-  const tmp = `${dir}.tmp`;
-  rmSync(tmp, { recursive: true, force: true });
-  const r = rng(files);
-  for (let f = 0; f < files; f++) {
-    const d = Math.floor(f / 20);
-    const sub = path.join(
-      tmp,
-      `pkg${Math.floor(d / 50)}`,
-      `mod${Math.floor(d / 5) % 10}`,
-      `dir${d % 5}`,
-    );
-    if (f % 20 === 0) mkdirSync(sub, { recursive: true });
-    writeFileSync(path.join(sub, `file${f}.ts`), fileText(r, 600 + Math.floor(r() * 1800)));
-  }
-  renameSync(tmp, dir);
-  writeFileSync(manifest, want);
-  return dir;
-}
-
 function ensureRg() {
   if (spawnSync("rg", ["--version"]).status === 0) return;
   log("installing ripgrep…");
@@ -121,10 +59,14 @@ async function middleCursor(server, pages) {
   return page.next_cursor;
 }
 
-async function main() {
+/**
+ * Measures the three rows (see the module comment) and returns them with their table's title; the
+ * compare bench (`bench/compare.js`) prints them beside the other tools' rows.
+ */
+export async function searchRows(reps = REPS) {
   ensureRg();
-  const big = ensureTree(50_000);
-  const small = ensureTree(10_000);
+  const big = ensureSourceTree(50_000);
+  const small = ensureSourceTree(10_000);
   const rgTotal = Number(
     timeShell(
       `rg --count-matches '${PATTERN}' . | awk -F: '{s+=$NF} END {print s+0}'`,
@@ -169,8 +111,8 @@ async function main() {
       ? await middleCursor(s.server, Math.max(1, Math.floor(s.total / 200)))
       : await exactMiddle(s.server, Math.max(1, Math.floor(s.total / 200)));
   }
-  for (let rep = 0; rep < REPS; rep++) {
-    log(`rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
+  for (let rep = 0; rep < reps; rep++) {
+    log(`rep ${rep + 1}/${reps} (load ${os.loadavg()[0].toFixed(1)})`);
     add(
       "rg-count",
       timeShell(`rg --count-matches '${PATTERN}' . | awk -F: '{s+=$NF} END {print s+0}'`, big).ms,
@@ -217,14 +159,11 @@ async function main() {
       ratio(m(`${b.name}-cont-50k`), m(`${b.name}-cont-10k`)),
     ]);
   }
-  printTable(
-    `search vs ripgrep — pattern \`${PATTERN}\`, ${rgTotal} matches in 50,000 files; medians of ${REPS} interleaved runs; load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`,
-    ["what", "reference", "pagewise", "ratio"],
-    rows,
-  );
+  const title = `search vs ripgrep — pattern \`${PATTERN}\`, ${rgTotal} matches in 50,000 files; medians of ${reps} interleaved runs; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`;
+  return { title, rows };
 }
 
 /** A cursor `pages` pages into an exact walk (builds without `count`). */
@@ -235,4 +174,7 @@ async function exactMiddle(server, pages) {
   return page.next_cursor;
 }
 
-await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { title, rows } = await searchRows();
+  printTable(title, ["what", "reference", "pagewise", "ratio"], rows);
+}
