@@ -64,15 +64,13 @@ export const listTool: ToolDefinition<typeof listInput> = {
       source,
       ctx,
       {
-        ...(args.path !== undefined ? { path: args.path } : {}),
-        ...(args.recursive !== undefined ? { recursive: args.recursive } : {}),
-        ...(args.glob !== undefined ? { glob: args.glob } : {}),
-        ...(args.type !== undefined ? { type: args.type } : {}),
-        ...(args.include_hidden !== undefined ? { includeHidden: args.include_hidden } : {}),
-        ...(args.respect_gitignore !== undefined
-          ? { respectGitignore: args.respect_gitignore }
-          : {}),
-        ...(args.offset !== undefined ? { offset: args.offset } : {}),
+        path: args.path,
+        recursive: args.recursive,
+        glob: args.glob,
+        type: args.type,
+        includeHidden: args.include_hidden,
+        respectGitignore: args.respect_gitignore,
+        offset: args.offset,
       },
       args.cursor,
       { max_tokens: args.max_tokens, limit: args.limit },

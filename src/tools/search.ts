@@ -85,21 +85,17 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
       source,
       ctx,
       {
-        ...(args.pattern !== undefined ? { pattern: args.pattern } : {}),
-        ...(args.path !== undefined ? { path: args.path } : {}),
-        ...(args.literal !== undefined ? { literal: args.literal } : {}),
-        ...(args.case_sensitive !== undefined ? { caseSensitive: args.case_sensitive } : {}),
-        ...(args.glob !== undefined ? { glob: args.glob } : {}),
-        ...(args.include_hidden !== undefined ? { includeHidden: args.include_hidden } : {}),
-        ...(args.respect_gitignore !== undefined
-          ? { respectGitignore: args.respect_gitignore }
-          : {}),
-        ...(args.context !== undefined ? { context: args.context } : {}),
-        ...(args.max_chars_per_match !== undefined
-          ? { maxCharsPerMatch: args.max_chars_per_match }
-          : {}),
-        ...(args.count !== undefined ? { count: args.count } : {}),
-        ...(args.offset !== undefined ? { offset: args.offset } : {}),
+        pattern: args.pattern,
+        path: args.path,
+        literal: args.literal,
+        caseSensitive: args.case_sensitive,
+        glob: args.glob,
+        includeHidden: args.include_hidden,
+        respectGitignore: args.respect_gitignore,
+        context: args.context,
+        maxCharsPerMatch: args.max_chars_per_match,
+        count: args.count,
+        offset: args.offset,
       },
       args.cursor,
       { max_tokens: args.max_tokens, limit: args.limit },
