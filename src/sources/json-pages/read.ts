@@ -37,6 +37,7 @@ import {
   runQuery,
 } from "../../json/index.js";
 import type { ByteReader } from "../../json/reader.js";
+import { JSON_COMPACT_CHUNK_BYTES, JSON_VALUE_WINDOW_BYTES } from "../limits.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorFilePath } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
@@ -402,7 +403,6 @@ async function makeItem(builder: ItemBuilder, m: JsonMatch): Promise<Item> {
 }
 
 const UTF8 = new TextDecoder("utf-8");
-const WINDOW_BYTES = 256 * 1024;
 
 /**
  * A reader that keeps the last window it read, so that reading many small values that lie close
@@ -417,14 +417,13 @@ function windowedReader(inner: ByteReader): ByteReader {
       const end = Math.min(inner.size, position + length);
       if (position >= start && end <= start + bytes.length)
         return bytes.subarray(position - start, end - start);
-      if (length > WINDOW_BYTES) return inner.read(position, length);
-      bytes = await inner.read(position, WINDOW_BYTES);
+      if (length > JSON_VALUE_WINDOW_BYTES) return inner.read(position, length);
+      bytes = await inner.read(position, JSON_VALUE_WINDOW_BYTES);
       start = position;
       return bytes.subarray(0, end - position);
     },
   };
 }
-const CHUNK = 64 * 1024;
 
 /**
  * The compact text of source bytes [start, end), or null once it is known to exceed `capBytes`
@@ -445,7 +444,7 @@ async function compactValue(
   let escaped = false;
   for (let pos = start; pos < end; ) {
     signal?.throwIfAborted();
-    const chunk = await reader.read(pos, Math.min(CHUNK, end - pos));
+    const chunk = await reader.read(pos, Math.min(JSON_COMPACT_CHUNK_BYTES, end - pos));
     if (chunk.length === 0) break;
     const out = new Uint8Array(chunk.length);
     let j = 0;

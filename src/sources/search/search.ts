@@ -22,6 +22,12 @@ import {
   PagewiseError,
 } from "../../core/index.js";
 import {
+  DEFAULT_MAX_CHARS_PER_MATCH,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_CONTEXT_LINES,
+  MAX_SEARCH_LIMIT,
+} from "../limits.js";
+import {
   type CaseMode,
   compileGlob,
   compilePattern,
@@ -42,14 +48,6 @@ import {
 } from "./scan.js";
 
 export const SEARCH_TOOL = "search";
-/** Matches per page when `limit` is not given. */
-export const DEFAULT_SEARCH_LIMIT = 100;
-/** Largest `limit`; larger requests are lowered to it and the page says so. */
-export const MAX_SEARCH_LIMIT = 1000;
-/** Characters of a match line shown around the match when the line is longer. */
-export const DEFAULT_MAX_CHARS_PER_MATCH = 400;
-/** Most context lines before and after a match. */
-export const MAX_CONTEXT_LINES = 10;
 
 /**
  * How a page counts matches: `exact` reads every candidate file for the exact `total`; `at_least`
