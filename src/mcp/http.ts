@@ -35,20 +35,19 @@ import {
 import { bearerToken, type Caller, type TokenVerifier } from "../access/index.js";
 import { PagewiseError } from "../core/index.js";
 import { PACKAGE_VERSION } from "../version.js";
+import {
+  DEFAULT_HTTP_HOST,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT_SCANS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SCAN_QUEUE_MS,
+  MAX_HEADERS_RECEIVE_MS,
+  MAX_SCAN_QUEUE,
+  MIN_REQUEST_RECEIVE_MS,
+  SHUTDOWN_GRACE_EXTRA_MS,
+} from "./limits.js";
 import { type CallRecord, createMcpServer, type Engine } from "./server.js";
 
-/** Address bound when `--http` names only a port. */
-export const DEFAULT_HTTP_HOST = "127.0.0.1";
-/** Tool calls one replica runs at once (`--max-concurrent-scans`). */
-export const DEFAULT_MAX_CONCURRENT_SCANS = 16;
-/** How long a tool call may wait for a free slot before RESOURCE_LIMIT_EXCEEDED, in ms. */
-export const DEFAULT_SCAN_QUEUE_MS = 10_000;
-/** Largest request body accepted, in bytes (`--max-body-bytes`); larger is HTTP 413. */
-export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
-/** Longest a request may run before its calls are cancelled, in ms (`--request-timeout-ms`). */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-/** Waiters allowed in the scan queue; beyond this a call fails at once. */
-const MAX_SCAN_QUEUE = 1024;
 const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"];
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
@@ -314,7 +313,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     host: address.address,
     port: address.port,
     closed,
-    shutdown(graceMs = state.requestTimeoutMs + 1000) {
+    shutdown(graceMs = state.requestTimeoutMs + SHUTDOWN_GRACE_EXTRA_MS) {
       beginShutdown(state, graceMs);
       return closed;
     },
@@ -349,10 +348,9 @@ function createHttpState(options: HttpServerOptions, loopback: boolean): HttpSta
     inFlight: 0,
     bound: "",
   };
-  // Slow clients: the whole request (headers and body) must arrive within the request timeout
-  // (at least 5 s, checked by Node every few seconds).
-  state.server.requestTimeout = Math.max(requestTimeoutMs, 5000);
-  state.server.headersTimeout = Math.min(state.server.requestTimeout, 20_000);
+  // Slow clients: the whole request (headers and body) must arrive within the request timeout.
+  state.server.requestTimeout = Math.max(requestTimeoutMs, MIN_REQUEST_RECEIVE_MS);
+  state.server.headersTimeout = Math.min(state.server.requestTimeout, MAX_HEADERS_RECEIVE_MS);
   return state;
 }
 
