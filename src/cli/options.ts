@@ -9,9 +9,11 @@ import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TOKENS_CAP,
   ESTIMATOR_NAMES,
+  MIN_CURSOR_KEY_BYTES,
 } from "../core/index.js";
 import { DEFAULT_JSON_LIMITS } from "../json/index.js";
 import {
+  DEFAULT_HTTP_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_SCANS,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -19,9 +21,20 @@ import {
 } from "../mcp/index.js";
 import {
   DEFAULT_JSON_HANDLE_TTL_MS,
+  DEFAULT_JSON_MAX_ITEMS,
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_MAX_CHARS_PER_MATCH,
   DEFAULT_MAX_JSON_HANDLES,
   DEFAULT_MAX_WALK_ENTRIES,
+  DEFAULT_SEARCH_LIMIT,
   DEFAULT_SEARCH_STALL_MS,
+  MAX_CONTEXT_LINES,
+  MAX_JSON_MAX_ITEMS,
+  MAX_LIST_LIMIT,
+  MAX_SEARCH_LIMIT,
+  TAIL_DEFAULT_LIMIT,
+  TAIL_DEFAULT_MAX_CHARS_PER_ITEM,
+  TAIL_MAX_LIMIT,
 } from "../sources/index.js";
 import { JSON_LIMIT_FLAGS } from "./settings.js";
 
@@ -144,7 +157,7 @@ const ENGINE: CliOption[] = [
     ([commands, defaultText]): CliOption => ({
       flag: "cursor-key-file",
       value: "FILE",
-      help: "secret (≥ 16 bytes) that signs cursors; PAGEWISE_CURSOR_KEY holds the secret itself",
+      help: `secret (≥ ${MIN_CURSOR_KEY_BYTES} bytes) that signs cursors; PAGEWISE_CURSOR_KEY holds the secret itself`,
       defaultText,
       env: "PAGEWISE_CURSOR_KEY_FILE",
       commands,
@@ -210,7 +223,7 @@ const HTTP: CliOption[] = [
   {
     flag: "http",
     value: "[HOST:]PORT",
-    help: "serve over HTTP instead of stdio (HOST default 127.0.0.1; port 0 picks a free port, logged in the 'listening' line)",
+    help: `serve over HTTP instead of stdio (HOST default ${DEFAULT_HTTP_HOST}; port 0 picks a free port, logged in the 'listening' line)`,
   },
   {
     flag: "auth-file",
@@ -324,15 +337,19 @@ const TOOL_ARGS: CliOption[] = [
     hidden: true,
     help: "leave out what .gitignore files ignore (the default)",
   }),
-  ...(["list", "search"] as const).flatMap((command) => {
-    const unit = command === "list" ? "entries" : "matches";
+  ...(
+    [
+      ["list", "entries", DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT],
+      ["search", "matches", DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT],
+    ] as const
+  ).flatMap(([command, unit, defaultLimit, maxLimit]) => {
     return [
       cmd([command], {
         flag: "limit",
         value: N,
         arg: "limit",
-        help: `${unit} per page, at most 1000`,
-        defaultText: "100",
+        help: `${unit} per page, at most ${maxLimit}`,
+        defaultText: String(defaultLimit),
       }),
       cmd([command], {
         flag: "offset",
@@ -374,7 +391,7 @@ const TOOL_ARGS: CliOption[] = [
     short: "C",
     value: N,
     arg: "context",
-    help: "lines of context before and after each match, 0-10",
+    help: `lines of context before and after each match, 0-${MAX_CONTEXT_LINES}`,
     defaultText: "0",
   }),
   cmd(["search"], {
@@ -382,7 +399,7 @@ const TOOL_ARGS: CliOption[] = [
     value: N,
     arg: "max_chars_per_match",
     help: "clamp longer match lines around the match",
-    defaultText: "400",
+    defaultText: String(DEFAULT_MAX_CHARS_PER_MATCH),
   }),
   cmd(["search"], {
     flag: "count",
@@ -423,15 +440,15 @@ const TOOL_ARGS: CliOption[] = [
     flag: "limit",
     value: N,
     arg: "limit",
-    help: "most records per page, at most 1000",
-    defaultText: "50",
+    help: `most records per page, at most ${TAIL_MAX_LIMIT}`,
+    defaultText: String(TAIL_DEFAULT_LIMIT),
   }),
   cmd(["tail"], {
     flag: "max-chars-per-item",
     value: N,
     arg: "max_chars_per_item",
     help: "clamp longer records (read the rest through line_cursor)",
-    defaultText: "2000",
+    defaultText: String(TAIL_DEFAULT_MAX_CHARS_PER_ITEM),
   }),
   cmd(["json"], {
     flag: "pointer",
@@ -450,8 +467,8 @@ const TOOL_ARGS: CliOption[] = [
     flag: "max-items",
     value: N,
     arg: "max_items",
-    help: "matches per page, at most 1000",
-    defaultText: "100",
+    help: `matches per page, at most ${MAX_JSON_MAX_ITEMS}`,
+    defaultText: String(DEFAULT_JSON_MAX_ITEMS),
   }),
 ];
 
@@ -669,7 +686,7 @@ export function mainHelp(version: string): string {
     "",
     "Environment (flags win over it):",
     ...env,
-    `  ${"PAGEWISE_CURSOR_KEY".padEnd(30)}the cursor key itself (≥ 16 bytes)`,
+    `  ${"PAGEWISE_CURSOR_KEY".padEnd(30)}the cursor key itself (≥ ${MIN_CURSOR_KEY_BYTES} bytes)`,
     "",
     "Exit status:",
     ...EXIT_STATUSES.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`),

@@ -13,6 +13,7 @@ import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TOKENS_CAP,
   ephemeralCursorKey,
+  MIN_CURSOR_KEY_BYTES,
 } from "../core/index.js";
 import type { JsonLimits } from "../json/index.js";
 import {
@@ -90,9 +91,6 @@ export function settingsFrom(values: Record<string, unknown>): ToolSettings {
     maxJsonHandles,
   };
 }
-
-/** The minimum length of a cursor key, in bytes (core refuses shorter ones). */
-export const MIN_CURSOR_KEY_BYTES = 16;
 
 /** A key from user-supplied material, refused as a usage error naming where it came from. */
 function keyFrom(material: string, source: string): CursorKey {

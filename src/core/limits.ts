@@ -12,6 +12,8 @@ export const DEFAULT_MAX_TOKENS = 8000;
 export const DEFAULT_MAX_TOKENS_CAP = 25_000;
 /** Ceiling of `read` in line mode, in estimated tokens of the returned text. */
 export const DEFAULT_MAX_READ_TOKENS = 25_000;
+/** Shortest cursor key accepted, in bytes: 128 bits, so the key that signs cursors is not guessable. */
+export const MIN_CURSOR_KEY_BYTES = 16;
 /** How long a cursor stays valid, in hours. */
 export const DEFAULT_CURSOR_TTL_HOURS = 24 * 7;
 /** Bytes read per system call when streaming a file (hashing, scanning lines). */

@@ -476,100 +476,27 @@ export class QueryEvaluator implements TokenSink {
   ): Thread[] {
     let childThreads: Thread[] = NO_THREADS; // Perf: allocated only when a thread is added
     const segs = this.#segs;
-    const isObject = parent.kind === KIND_OBJECT;
     for (const t of parent.threads) {
       if (t.decision && effective(t.decision) === REJECTED) continue;
       const seg = segs[t.seg];
       const selectors = seg.selectors;
       for (let j = 0; j < selectors.length; j++) {
         const sel = selectors[j];
-        let ord = 0;
-        let decision: Decision | null = null;
-        switch (sel.kind) {
-          case "name":
-            if (!isObject || name !== sel.name || t.done & bit(j)) continue;
-            t.done |= bit(j);
-            break;
-          case "ptr":
-            if (isObject ? name !== sel.name : index !== sel.index) continue;
-            t.done |= bit(j);
-            break;
-          case "wildcard":
-            ord = start;
-            break;
-          case "index":
-            if (isObject) continue;
-            if (sel.index >= 0) {
-              if (index !== sel.index) continue;
-              t.done |= bit(j);
-            } else {
-              if (this.#replaying) continue;
-              decision = this.#track(parent, t, j, sel, index);
-              if (!decision) continue;
-            }
-            break;
-          case "slice": {
-            if (isObject) continue;
-            const step = sel.step ?? 1;
-            if (step === 0) continue;
-            ord = step > 0 ? index : -index;
-            if (!sliceNeedsLength(sel)) {
-              const lo = sel.start ?? 0;
-              if (index < lo || (sel.end !== null && index >= sel.end) || (index - lo) % step !== 0)
-                continue;
-            } else {
-              if (this.#replaying) continue;
-              decision = this.#track(parent, t, j, sel, index);
-              if (!decision) continue;
-            }
-            break;
-          }
-          case "filter": {
-            ord = start;
-            if (this.#replaying) {
-              if (isContainer) throw internal("a resume path crosses a filter candidate");
-              continue;
-            }
-            const proj = this.#info.projections.get(sel.expr)!;
-            const independent = !proj.full && !proj.names && !proj.indexes;
-            if (!isContainer || independent) {
-              const v: Value = isContainer ? OPAQUE : this.#currentValue();
-              if (!evalLogical(sel.expr, v, this.#ctx)) continue;
-            } else {
-              decision = new Decision(t.decision);
-              const cap = new Capture(this.#tok.depth - 1, sel.expr, proj, decision, start);
-              if (this.#pendingCaptures) this.#pendingCaptures.push(cap);
-              else this.#pendingCaptures = [cap];
-            }
-            break;
-          }
-        }
+        let decision = this.#admit(parent, t, j, sel, name, index, start, isContainer);
+        if (decision === false) continue;
         this.#selectedSomething = true;
         if (decision === null) decision = t.decision;
         else if (decision.parent !== t.decision) throw internal("decision parent mismatch");
+        const ord = selectorOrder(sel, index, start);
         const key = seg.descendant
           ? extendKey(t.key, 3, parent.start, j, ord)
           : extendKey(t.key, 2, j, ord, 0);
         if (t.seg + 1 === this.#n) {
           if (this.#replaying) continue;
-          const e = this.#newEntry(
-            key,
-            childPointer(this.#pointerOf(parent), name, index),
-            start,
-            end,
-            decision,
-          );
-          // Only a container's entries wait for their end (a scalar's is known).
-          if (isContainer) {
-            if (this.#pendingOpenEntries) this.#pendingOpenEntries.push(e);
-            else this.#pendingOpenEntries = [e];
-          }
-          this.#insert(e);
+          this.#selectEntry(parent, key, name, index, start, end, decision, isContainer);
         } else if (isContainer) {
           const thread: Thread = { seg: t.seg + 1, key, decision, done: 0, trackers: null };
-          // Perf: a one-element literal is allocated at its size (an empty array grows to 17).
-          if (childThreads === NO_THREADS) childThreads = [thread];
-          else childThreads.push(thread);
+          childThreads = withThread(childThreads, thread);
         }
       }
       if (seg.descendant && isContainer) {
@@ -580,11 +507,116 @@ export class QueryEvaluator implements TokenSink {
           done: 0,
           trackers: null,
         };
-        if (childThreads === NO_THREADS) childThreads = [thread];
-        else childThreads.push(thread);
+        childThreads = withThread(childThreads, thread);
       }
     }
     return childThreads;
+  }
+
+  /**
+   * Whether selector `j` of thread `t` selects the child: false when it does not, else the
+   * decision the selection waits on (null: the thread's own). Marks one-shot selectors done.
+   */
+  #admit(
+    parent: Frame,
+    t: Thread,
+    j: number,
+    sel: Selector,
+    name: string | null,
+    index: number,
+    start: number,
+    isContainer: boolean,
+  ): Decision | null | false {
+    const isObject = parent.kind === KIND_OBJECT;
+    switch (sel.kind) {
+      case "name":
+        if (!isObject || name !== sel.name || t.done & bit(j)) return false;
+        t.done |= bit(j);
+        return null;
+      case "ptr":
+        if (isObject ? name !== sel.name : index !== sel.index) return false;
+        t.done |= bit(j);
+        return null;
+      case "wildcard":
+        return null;
+      case "index":
+        if (isObject) return false;
+        if (sel.index >= 0) {
+          if (index !== sel.index) return false;
+          t.done |= bit(j);
+          return null;
+        }
+        if (this.#replaying) return false;
+        return this.#track(parent, t, j, sel, index) ?? false;
+      case "slice": {
+        if (isObject) return false;
+        const step = sel.step ?? 1;
+        if (step === 0) return false;
+        if (!sliceNeedsLength(sel)) {
+          const lo = sel.start ?? 0;
+          if (index < lo || (sel.end !== null && index >= sel.end) || (index - lo) % step !== 0)
+            return false;
+          return null;
+        }
+        if (this.#replaying) return false;
+        return this.#track(parent, t, j, sel, index) ?? false;
+      }
+      case "filter":
+        return this.#admitFilter(t, sel, start, isContainer);
+    }
+  }
+
+  /**
+   * A filter selector: a scalar (or a container the filter cannot look into) is tested now; any
+   * other container becomes a capture whose decision waits for its end.
+   */
+  #admitFilter(
+    t: Thread,
+    sel: Selector & { kind: "filter" },
+    start: number,
+    isContainer: boolean,
+  ): Decision | null | false {
+    if (this.#replaying) {
+      if (isContainer) throw internal("a resume path crosses a filter candidate");
+      return false;
+    }
+    const proj = this.#info.projections.get(sel.expr)!;
+    const independent = !proj.full && !proj.names && !proj.indexes;
+    if (!isContainer || independent) {
+      const v: Value = isContainer ? OPAQUE : this.#currentValue();
+      return evalLogical(sel.expr, v, this.#ctx) ? null : false;
+    }
+    const decision = new Decision(t.decision);
+    const cap = new Capture(this.#tok.depth - 1, sel.expr, proj, decision, start);
+    if (this.#pendingCaptures) this.#pendingCaptures.push(cap);
+    else this.#pendingCaptures = [cap];
+    return decision;
+  }
+
+  /** Records a match of the last segment (a container's entry waits for its end). */
+  #selectEntry(
+    parent: Frame,
+    key: number[],
+    name: string | null,
+    index: number,
+    start: number,
+    end: number,
+    decision: Decision | null,
+    isContainer: boolean,
+  ): void {
+    const e = this.#newEntry(
+      key,
+      childPointer(this.#pointerOf(parent), name, index),
+      start,
+      end,
+      decision,
+    );
+    // Only a container's entries wait for their end (a scalar's is known).
+    if (isContainer) {
+      if (this.#pendingOpenEntries) this.#pendingOpenEntries.push(e);
+      else this.#pendingOpenEntries = [e];
+    }
+    this.#insert(e);
   }
 
   /** A tentative selection of element `index` by a negative index or an end-relative slice. */
@@ -1224,6 +1256,32 @@ const CHECKPOINT_BYTES = 256 * 1024;
 
 /** Perf: shared by every container without partial matches (never mutated). */
 const NO_THREADS: Thread[] = [];
+
+/**
+ * The order of a selected child among its selector's selections: by position for wildcards and
+ * filters, by index (reversed for a negative step) for slices, none for single selections.
+ */
+function selectorOrder(sel: Selector, index: number, start: number): number {
+  switch (sel.kind) {
+    case "wildcard":
+    case "filter":
+      return start;
+    case "slice":
+      return (sel.step ?? 1) > 0 ? index : -index;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * `threads` with `thread` added. Perf: a one-element literal is allocated at its size (an empty
+ * array grows to 17).
+ */
+function withThread(threads: Thread[], thread: Thread): Thread[] {
+  if (threads === NO_THREADS) return [thread];
+  threads.push(thread);
+  return threads;
+}
 
 /**
  * `base` followed by the first `extra` of `a`, `b`, `c`: an order key one segment deeper. Perf: one

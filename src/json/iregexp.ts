@@ -126,37 +126,41 @@ class RegexParser {
     for (;;) {
       const c = this.peek();
       if (c === -1 || c === 0x7c || c === 0x29 /* ) */) break;
-      let atom = this.parseAtom();
-      const q = this.peek();
-      if (atom.t === "anchor" && (q === 0x2a || q === 0x2b || q === 0x3f || q === 0x7b))
-        throw INVALID;
-      if (q === 0x2a) {
-        this.pos++;
-        atom = { t: "rep", item: atom, min: 0, max: Number.POSITIVE_INFINITY };
-      } else if (q === 0x2b) {
-        this.pos++;
-        atom = { t: "rep", item: atom, min: 1, max: Number.POSITIVE_INFINITY };
-      } else if (q === 0x3f) {
-        this.pos++;
-        atom = { t: "rep", item: atom, min: 0, max: 1 };
-      } else if (q === 0x7b /* { */) {
-        this.pos++;
-        const min = this.parseQuantExact();
-        let max = min;
-        if (this.peek() === 0x2c) {
-          this.pos++;
-          max = this.peek() === 0x7d ? Number.POSITIVE_INFINITY : this.parseQuantExact();
-        }
-        if (this.peek() !== 0x7d) throw INVALID;
-        this.pos++;
-        if (max < min) throw INVALID;
-        atom = { t: "rep", item: atom, min, max };
-      }
-      const after = this.peek();
-      if (after === 0x2a || after === 0x2b || after === 0x3f || after === 0x7b) throw INVALID;
+      const atom = this.parseQuantified(this.parseAtom());
+      if (isQuantifier(this.peek())) throw INVALID;
       items.push(atom);
     }
     return { t: "cat", items };
+  }
+
+  /** `atom` with the quantifier that follows it (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`), if any. */
+  parseQuantified(atom: Node): Node {
+    const q = this.peek();
+    if (atom.t === "anchor" && isQuantifier(q)) throw INVALID;
+    if (q === 0x2a) {
+      this.pos++;
+      return { t: "rep", item: atom, min: 0, max: Number.POSITIVE_INFINITY };
+    }
+    if (q === 0x2b) {
+      this.pos++;
+      return { t: "rep", item: atom, min: 1, max: Number.POSITIVE_INFINITY };
+    }
+    if (q === 0x3f) {
+      this.pos++;
+      return { t: "rep", item: atom, min: 0, max: 1 };
+    }
+    if (q !== 0x7b) return atom;
+    this.pos++;
+    const min = this.parseQuantExact();
+    let max = min;
+    if (this.peek() === 0x2c) {
+      this.pos++;
+      max = this.peek() === 0x7d ? Number.POSITIVE_INFINITY : this.parseQuantExact();
+    }
+    if (this.peek() !== 0x7d) throw INVALID;
+    this.pos++;
+    if (max < min) throw INVALID;
+    return { t: "rep", item: atom, min, max };
   }
 
   parseQuantExact(): number {
@@ -312,6 +316,11 @@ class RegexParser {
     this.pos++;
     return c;
   }
+}
+
+/** True for the characters that start a quantifier: `*`, `+`, `?` and the left brace. */
+function isQuantifier(c: number): boolean {
+  return c === 0x2a || c === 0x2b || c === 0x3f || c === 0x7b;
 }
 
 /** The character a SingleCharEsc stands for, or -1. */

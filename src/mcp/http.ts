@@ -35,20 +35,19 @@ import {
 import { bearerToken, type Caller, type TokenVerifier } from "../access/index.js";
 import { PagewiseError } from "../core/index.js";
 import { PACKAGE_VERSION } from "../version.js";
+import {
+  DEFAULT_HTTP_HOST,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT_SCANS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SCAN_QUEUE_MS,
+  MAX_HEADERS_RECEIVE_MS,
+  MAX_SCAN_QUEUE,
+  MIN_REQUEST_RECEIVE_MS,
+  SHUTDOWN_GRACE_EXTRA_MS,
+} from "./limits.js";
 import { type CallRecord, createMcpServer, type Engine } from "./server.js";
 
-/** Address bound when `--http` names only a port. */
-export const DEFAULT_HTTP_HOST = "127.0.0.1";
-/** Tool calls one replica runs at once (`--max-concurrent-scans`). */
-export const DEFAULT_MAX_CONCURRENT_SCANS = 16;
-/** How long a tool call may wait for a free slot before RESOURCE_LIMIT_EXCEEDED, in ms. */
-export const DEFAULT_SCAN_QUEUE_MS = 10_000;
-/** Largest request body accepted, in bytes (`--max-body-bytes`); larger is HTTP 413. */
-export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
-/** Longest a request may run before its calls are cancelled, in ms (`--request-timeout-ms`). */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-/** Waiters allowed in the scan queue; beyond this a call fails at once. */
-const MAX_SCAN_QUEUE = 1024;
 const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"];
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
@@ -237,6 +236,44 @@ async function pipeResponse(
   if (!res.writableEnded) res.end();
 }
 
+/** What every request to one server shares: the options resolved once, the counters, the SDK. */
+interface HttpState {
+  readonly options: HttpServerOptions;
+  readonly log: (entry: LogEntry) => void;
+  readonly maxBodyBytes: number;
+  readonly requestTimeoutMs: number;
+  readonly scanQueueMs: number;
+  readonly scans: Semaphore;
+  /** Names accepted in `Host`/`Origin`; undefined when those headers are not checked. */
+  readonly allowedHostnames: readonly string[] | undefined;
+  readonly publicBase: string | undefined;
+  /** Serves 2026-07-28 requests (sessionless, `server/discover`). */
+  readonly modernHandler: ReturnType<typeof createMcpHandler>;
+  readonly server: NodeHttpServer;
+  shuttingDown: boolean;
+  inFlight: number;
+  /** `HOST:PORT` as bound, once listening. */
+  bound: string;
+}
+
+/** One request past authentication and parsing, on its way to the SDK. */
+interface ParsedRequest {
+  readonly caller: Caller;
+  readonly parsed: unknown;
+  readonly message: RpcMessage;
+  readonly holdsSlot: boolean;
+}
+
+/** A dispatched request's lifecycle: its timeout, its scan slot, the instances to close. */
+interface InFlightCall {
+  readonly request: ParsedRequest;
+  readonly exchange: Exchange;
+  readonly abort: AbortController;
+  timer?: ReturnType<typeof setTimeout>;
+  timedOut: boolean;
+  done: boolean;
+}
+
 /**
  * Starts serving. Resolves once the socket is bound; the handle's `url` has the real port.
  */
@@ -250,357 +287,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   }
   if (!options.verifier && !options.anonymous)
     throw new Error("serving without a token verifier needs an anonymous caller (roots)");
-  const log = options.log ?? defaultLog;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const scanQueueMs = options.scanQueueMs ?? DEFAULT_SCAN_QUEUE_MS;
-  const scans = new Semaphore(options.maxConcurrentScans ?? DEFAULT_MAX_CONCURRENT_SCANS);
-  const extraHosts = (options.allowedHosts ?? []).map(normalizeHostname);
-  // Loopback binds always check Host/Origin; other binds only when names were given.
-  const allowedHostnames =
-    loopback || extraHosts.length > 0 ? [...LOOPBACK_HOSTNAMES, ...extraHosts] : undefined;
-  const publicBase = options.publicUrl?.replace(/\/+$/, "");
-  const serverFor = (exchange: Exchange): Server => {
-    const instance = createMcpServer(options.engine, exchange.caller, { onCall: exchange.onCall });
-    exchange.servers.push(instance);
-    return instance;
-  };
-  // 2026-07-28 requests (they carry the per-request envelope) go to the SDK's handler, which
-  // builds a server per request from this factory and answers `server/discover`.
-  const modernHandler = createMcpHandler(
-    ({ authInfo }) => {
-      const exchange = authInfo?.extra?.exchange as Exchange | undefined;
-      if (!exchange) throw new Error("request without a resolved caller");
-      return serverFor(exchange);
-    },
-    {
-      legacy: "reject",
-      maxRequestBodySize: maxBodyBytes,
-      onerror: () => {
-        // Protocol-level problems are answered to the client by the SDK; late sends after a
-        // timeout land here and are expected.
-      },
-    },
-  );
-  // 2025-era requests get a server and a stateless transport of their own, as before: plain JSON
-  // unless the call asked for progress (the SDK's own fallback always answers with SSE).
-  const serveLegacy = async (
-    request: Request,
-    parsed: unknown,
-    authInfo: AuthInfo,
-    exchange: Exchange,
-    wantsProgress: boolean,
-  ): Promise<Response> => {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: !wantsProgress,
-    });
-    transport.onerror = () => {};
-    await serverFor(exchange).connect(transport);
-    return transport.handleRequest(request, { parsedBody: parsed, authInfo });
-  };
-
-  let shuttingDown = false;
-  let inFlight = 0;
-  let bound = "";
-
-  const baseUrl = (req: IncomingMessage): string => {
-    if (publicBase) return publicBase;
-    try {
-      return `http://${new URL(`http://${req.headers.host ?? bound}`).host}`;
-    } catch {
-      return `http://${bound}`;
-    }
-  };
-
-  const send = (res: ServerResponse, status: number, body: string, headers = {}) => {
-    if (res.headersSent) return;
-    res.writeHead(status, {
-      "Content-Type": "application/json",
-      "Content-Length": Buffer.byteLength(body),
-      ...(shuttingDown ? { Connection: "close" } : {}),
-      ...headers,
-    });
-    res.end(body);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = performance.now();
-    let pathname = "/";
-    try {
-      pathname = new URL(req.url ?? "/", "http://x").pathname;
-    } catch {
-      // Logged as "/".
-    }
-    const entry: LogEntry = {
-      time: new Date().toISOString(),
-      event: "request",
-      http_method: req.method,
-      path: pathname,
-    };
-    inFlight++;
-    res.on("close", () => {
-      inFlight--;
-      entry.status = res.statusCode;
-      entry.duration_ms = Math.round((performance.now() - started) * 10) / 10;
-      entry.outcome ??= res.statusCode < 400 ? "ok" : `http_${res.statusCode}`;
-      if (!res.writableFinished) entry.aborted = true;
-      log(entry);
-      if (shuttingDown) server.closeIdleConnections();
-    });
-
-    if (shuttingDown) {
-      send(res, 503, rpcError(-32000, "The server is shutting down; retry on another replica."), {
-        "Retry-After": "1",
-      });
-      return;
-    }
-    if (allowedHostnames && !hostAllowed(req, allowedHostnames)) {
-      entry.outcome = "forbidden_host";
-      send(
-        res,
-        403,
-        rpcError(
-          -32000,
-          "Forbidden: the Host or Origin header names a host this server does not serve (DNS rebinding protection).",
-        ),
-      );
-      return;
-    }
-    if (pathname === "/healthz") {
-      if (req.method !== "GET" && req.method !== "HEAD")
-        return void send(res, 405, rpcError(-32000, "Method not allowed."), { Allow: "GET" });
-      send(res, 200, JSON.stringify({ status: "ok", name: "pagewise", version: PACKAGE_VERSION }));
-      return;
-    }
-    if (pathname === METADATA_PATH || pathname === `${METADATA_PATH}/mcp`) {
-      if (!options.verifier) return void send(res, 404, rpcError(-32000, "Not found."));
-      const base = baseUrl(req);
-      send(
-        res,
-        200,
-        JSON.stringify({
-          resource: `${base}/mcp`,
-          bearer_methods_supported: ["header"],
-          resource_name: "pagewise",
-          ...(options.authorizationServers?.length
-            ? { authorization_servers: options.authorizationServers }
-            : {}),
-        }),
-        { "Cache-Control": "max-age=60" },
-      );
-      return;
-    }
-    if (pathname !== "/mcp") {
-      send(res, 404, rpcError(-32000, "Not found: MCP is served at /mcp."));
-      return;
-    }
-    if (req.method !== "POST") {
-      // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
-      send(
-        res,
-        405,
-        rpcError(-32000, "Method not allowed: this server is stateless; POST to /mcp."),
-        {
-          Allow: "POST",
-        },
-      );
-      return;
-    }
-
-    // Who is calling: resolved on every request.
-    let caller: Caller;
-    if (options.verifier) {
-      const token = bearerToken(req.headers.authorization);
-      let verified: Caller | undefined;
-      if (token !== undefined) {
-        try {
-          verified = await options.verifier.verify(token);
-        } catch (err) {
-          entry.outcome = "verifier_error";
-          log({
-            time: new Date().toISOString(),
-            event: "verifier_error",
-            message: (err as Error).message,
-          });
-          send(res, 503, rpcError(-32000, "Could not verify the token; retry later."), {
-            "Retry-After": "1",
-          });
-          return;
-        }
-      }
-      if (!verified) {
-        entry.outcome = "unauthorized";
-        const metadata = `${baseUrl(req)}${METADATA_PATH}`;
-        send(
-          res,
-          401,
-          rpcError(
-            -32001,
-            token === undefined
-              ? "Unauthorized: send Authorization: Bearer TOKEN."
-              : "Unauthorized: the bearer token is not valid for this server.",
-          ),
-          {
-            "WWW-Authenticate": `Bearer resource_metadata="${metadata}"${token === undefined ? "" : ', error="invalid_token"'}`,
-          },
-        );
-        return;
-      }
-      caller = verified;
-    } else {
-      caller = options.anonymous!;
-    }
-    entry.identity = caller.identity;
-
-    // The body: bounded, then parsed here so calls can be counted and logged.
-    const body = await readBody(req, maxBodyBytes);
-    if (body === "too_large") {
-      entry.outcome = "body_too_large";
-      send(
-        res,
-        413,
-        rpcError(-32000, `Payload too large: request bodies are limited to ${maxBodyBytes} bytes.`),
-        { Connection: "close" },
-      );
-      return;
-    }
-    if (body === "aborted") return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString("utf8"));
-    } catch {
-      entry.outcome = "parse_error";
-      send(res, 400, rpcError(-32700, "Parse error: the body is not valid JSON."));
-      return;
-    }
-    if (Array.isArray(parsed)) {
-      // MCP removed JSON-RPC batching in 2025-06-18; a batch would also run many calls in one
-      // scan slot, past --max-concurrent-scans.
-      entry.outcome = "batch_refused";
-      send(
-        res,
-        400,
-        rpcError(
-          -32600,
-          "Invalid Request: JSON-RPC batches are not accepted (MCP removed batching in 2025-06-18); send one request per POST.",
-        ),
-      );
-      return;
-    }
-    const message: RpcMessage = typeof parsed === "object" && parsed !== null ? parsed : {};
-    if (typeof message.method === "string") entry.rpc = message.method;
-    const isToolCall = message.method === "tools/call";
-    if (isToolCall) entry.tool = String(message.params?.name ?? "?");
-
-    // One slot per tool call.
-    let holdsSlot = false;
-    if (isToolCall) {
-      holdsSlot = await scans.acquire(scanQueueMs);
-      if (!holdsSlot) {
-        entry.outcome = "RESOURCE_LIMIT_EXCEEDED";
-        entry.limit = "max_concurrent_scans";
-        const error = new PagewiseError(
-          "RESOURCE_LIMIT_EXCEEDED",
-          `The server is busy: ${scans.max} tool calls are already running on this replica. Retry in a moment.`,
-          {
-            limit: { name: "max_concurrent_scans", limit: scans.max, value: scans.active },
-            hint: "Retry the same call after a short pause; nothing was read.",
-          },
-        );
-        send(res, 200, JSON.stringify(limitReply(message, error)));
-        return;
-      }
-      if (res.destroyed) {
-        scans.release();
-        return;
-      }
-    }
-
-    const exchange: Exchange = {
-      caller,
-      onCall: (record) => {
-        // Arrives before the response is written, so before the log line.
-        if (!timedOut) entry.outcome = record.outcome;
-      },
-      servers: [],
-    };
-    let timedOut = false;
-    const abort = new AbortController();
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (holdsSlot) scans.release();
-      // Closing the instance aborts any handler still running (its signal), e.g. after a
-      // timeout or when the client went away.
-      abort.abort();
-      for (const instance of exchange.servers) void instance.close().catch(() => {});
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      entry.outcome = "RESOURCE_LIMIT_EXCEEDED";
-      entry.limit = "request_timeout_ms";
-      const error = new PagewiseError(
-        "RESOURCE_LIMIT_EXCEEDED",
-        `The call ran longer than this server allows (${requestTimeoutMs} ms) and was stopped.`,
-        {
-          limit: { name: "request_timeout_ms", limit: requestTimeoutMs, value: requestTimeoutMs },
-          hint: "Narrow the call (a smaller max_tokens, a narrower path or glob) and retry.",
-        },
-      );
-      const reply = limitReply(message, error);
-      if (!res.headersSent) {
-        if (reply) send(res, 200, JSON.stringify(reply));
-        else send(res, 504, rpcError(-32000, error.message));
-      } else if (reply && !res.writableEnded) {
-        // The response is already an SSE stream (progress was sent): the reply is its last event.
-        res.end(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
-      } else {
-        res.end();
-      }
-      finish();
-    }, requestTimeoutMs);
-    res.on("close", finish);
-    try {
-      const request = await toWebRequest(req, parsed, { signal: abort.signal });
-      const authInfo: AuthInfo = {
-        token: "",
-        clientId: caller.identity,
-        scopes: [],
-        extra: { exchange },
-      };
-      const response = (await isLegacyRequest(request, parsed))
-        ? await serveLegacy(
-            request,
-            parsed,
-            authInfo,
-            exchange,
-            message.params?._meta?.progressToken !== undefined,
-          )
-        : await modernHandler.fetch(request, { authInfo, parsedBody: parsed });
-      if (!timedOut) await pipeResponse(response, res, abort.signal);
-    } catch (err) {
-      if (timedOut || abort.signal.aborted) return;
-      entry.outcome = "INTERNAL_ERROR";
-      log({ time: new Date().toISOString(), event: "error", message: (err as Error).message });
-      send(res, 500, rpcError(-32603, "Internal server error."));
-      finish();
-    }
-  };
-
-  const server: NodeHttpServer = createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      log({ time: new Date().toISOString(), event: "error", message: (err as Error).message });
-      send(res, 500, rpcError(-32603, "Internal server error."));
-    });
-  });
-  // Slow clients: the whole request (headers and body) must arrive within the request timeout
-  // (at least 5 s, checked by Node every few seconds).
-  server.requestTimeout = Math.max(requestTimeoutMs, 5000);
-  server.headersTimeout = Math.min(server.requestTimeout, 20_000);
-
+  const state = createHttpState(options, loopback);
+  const server = state.server;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, host, () => {
@@ -609,7 +297,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     });
   });
   const address = server.address() as AddressInfo;
-  bound =
+  state.bound =
     address.family === "IPv6"
       ? `[${address.address}]:${address.port}`
       : `${address.address}:${address.port}`;
@@ -621,21 +309,515 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   server.on("close", () => resolveClosed());
 
   return {
-    url: `http://${bound}/mcp`,
+    url: `http://${state.bound}/mcp`,
     host: address.address,
     port: address.port,
     closed,
-    shutdown(graceMs = requestTimeoutMs + 1000) {
-      if (!shuttingDown) {
-        shuttingDown = true;
-        server.close();
-        server.closeIdleConnections();
-        if (inFlight === 0) server.closeAllConnections();
-        setTimeout(() => server.closeAllConnections(), graceMs).unref();
-      }
+    shutdown(graceMs = state.requestTimeoutMs + SHUTDOWN_GRACE_EXTRA_MS) {
+      beginShutdown(state, graceMs);
       return closed;
     },
   };
+}
+
+/** Resolves the options and creates the (not yet listening) Node server. */
+function createHttpState(options: HttpServerOptions, loopback: boolean): HttpState {
+  const log = options.log ?? defaultLog;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const extraHosts = (options.allowedHosts ?? []).map(normalizeHostname);
+  const state: HttpState = {
+    options,
+    log,
+    maxBodyBytes,
+    requestTimeoutMs,
+    scanQueueMs: options.scanQueueMs ?? DEFAULT_SCAN_QUEUE_MS,
+    scans: new Semaphore(options.maxConcurrentScans ?? DEFAULT_MAX_CONCURRENT_SCANS),
+    // Loopback binds always check Host/Origin; other binds only when names were given.
+    allowedHostnames:
+      loopback || extraHosts.length > 0 ? [...LOOPBACK_HOSTNAMES, ...extraHosts] : undefined,
+    publicBase: options.publicUrl?.replace(/\/+$/, ""),
+    modernHandler: createModernHandler(options.engine, maxBodyBytes),
+    server: createServer((req, res) => {
+      handleRequest(state, req, res).catch((err) => {
+        log({ time: new Date().toISOString(), event: "error", message: (err as Error).message });
+        send(state, res, 500, rpcError(-32603, "Internal server error."));
+      });
+    }),
+    shuttingDown: false,
+    inFlight: 0,
+    bound: "",
+  };
+  // Slow clients: the whole request (headers and body) must arrive within the request timeout.
+  state.server.requestTimeout = Math.max(requestTimeoutMs, MIN_REQUEST_RECEIVE_MS);
+  state.server.headersTimeout = Math.min(state.server.requestTimeout, MAX_HEADERS_RECEIVE_MS);
+  return state;
+}
+
+/** Stops accepting; open connections close once idle, all of them after `graceMs`. */
+function beginShutdown(state: HttpState, graceMs: number): void {
+  if (state.shuttingDown) return;
+  state.shuttingDown = true;
+  const server = state.server;
+  server.close();
+  server.closeIdleConnections();
+  if (state.inFlight === 0) server.closeAllConnections();
+  setTimeout(() => server.closeAllConnections(), graceMs).unref();
+}
+
+/** An MCP server instance for one request, recorded so the request's end closes it. */
+function serverFor(engine: Engine, exchange: Exchange): Server {
+  const instance = createMcpServer(engine, exchange.caller, { onCall: exchange.onCall });
+  exchange.servers.push(instance);
+  return instance;
+}
+
+/**
+ * 2026-07-28 requests (they carry the per-request envelope) go to the SDK's handler, which builds
+ * a server per request through `serverFor` and answers `server/discover`.
+ */
+function createModernHandler(
+  engine: Engine,
+  maxBodyBytes: number,
+): ReturnType<typeof createMcpHandler> {
+  return createMcpHandler(
+    ({ authInfo }) => {
+      const exchange = authInfo?.extra?.exchange as Exchange | undefined;
+      if (!exchange) throw new Error("request without a resolved caller");
+      return serverFor(engine, exchange);
+    },
+    {
+      legacy: "reject",
+      maxRequestBodySize: maxBodyBytes,
+      onerror: () => {
+        // Protocol-level problems are answered to the client by the SDK; late sends after a
+        // timeout land here and are expected.
+      },
+    },
+  );
+}
+
+/**
+ * 2025-era requests get a server and a stateless transport of their own, as before: plain JSON
+ * unless the call asked for progress (the SDK's own fallback always answers with SSE).
+ */
+async function serveLegacy(
+  engine: Engine,
+  request: Request,
+  parsed: unknown,
+  authInfo: AuthInfo,
+  exchange: Exchange,
+  wantsProgress: boolean,
+): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !wantsProgress,
+  });
+  transport.onerror = () => {};
+  await serverFor(engine, exchange).connect(transport);
+  return transport.handleRequest(request, { parsedBody: parsed, authInfo });
+}
+
+/** The public base URL: the configured one, else what the request's Host names. */
+function baseUrl(state: HttpState, req: IncomingMessage): string {
+  if (state.publicBase) return state.publicBase;
+  try {
+    return `http://${new URL(`http://${req.headers.host ?? state.bound}`).host}`;
+  } catch {
+    return `http://${state.bound}`;
+  }
+}
+
+function send(
+  state: HttpState,
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) return;
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(body),
+    ...(state.shuttingDown ? { Connection: "close" } : {}),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** Routes one request: shutdown and Host/Origin checks first, then by path. */
+async function handleRequest(
+  state: HttpState,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  let pathname = "/";
+  try {
+    pathname = new URL(req.url ?? "/", "http://x").pathname;
+  } catch {
+    // Logged as "/".
+  }
+  const entry = openLogEntry(state, req, res, pathname);
+  if (state.shuttingDown) {
+    send(
+      state,
+      res,
+      503,
+      rpcError(-32000, "The server is shutting down; retry on another replica."),
+      { "Retry-After": "1" },
+    );
+    return;
+  }
+  if (state.allowedHostnames && !hostAllowed(req, state.allowedHostnames)) {
+    entry.outcome = "forbidden_host";
+    send(
+      state,
+      res,
+      403,
+      rpcError(
+        -32000,
+        "Forbidden: the Host or Origin header names a host this server does not serve (DNS rebinding protection).",
+      ),
+    );
+    return;
+  }
+  if (pathname === "/healthz") return serveHealth(state, req, res);
+  if (pathname === METADATA_PATH || pathname === `${METADATA_PATH}/mcp`)
+    return serveResourceMetadata(state, req, res);
+  if (pathname !== "/mcp") {
+    send(state, res, 404, rpcError(-32000, "Not found: MCP is served at /mcp."));
+    return;
+  }
+  await serveMcp(state, req, res, entry);
+}
+
+/** Counts the request in flight and writes its log line when the response closes. */
+function openLogEntry(
+  state: HttpState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+): LogEntry {
+  const started = performance.now();
+  const entry: LogEntry = {
+    time: new Date().toISOString(),
+    event: "request",
+    http_method: req.method,
+    path: pathname,
+  };
+  state.inFlight++;
+  res.on("close", () => {
+    state.inFlight--;
+    entry.status = res.statusCode;
+    entry.duration_ms = Math.round((performance.now() - started) * 10) / 10;
+    entry.outcome ??= res.statusCode < 400 ? "ok" : `http_${res.statusCode}`;
+    if (!res.writableFinished) entry.aborted = true;
+    state.log(entry);
+    if (state.shuttingDown) state.server.closeIdleConnections();
+  });
+  return entry;
+}
+
+function serveHealth(state: HttpState, req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return void send(state, res, 405, rpcError(-32000, "Method not allowed."), { Allow: "GET" });
+  send(
+    state,
+    res,
+    200,
+    JSON.stringify({ status: "ok", name: "pagewise", version: PACKAGE_VERSION }),
+  );
+}
+
+/** The RFC 9728 protected resource metadata; only served when tokens are verified. */
+function serveResourceMetadata(state: HttpState, req: IncomingMessage, res: ServerResponse): void {
+  const options = state.options;
+  if (!options.verifier) return void send(state, res, 404, rpcError(-32000, "Not found."));
+  const base = baseUrl(state, req);
+  send(
+    state,
+    res,
+    200,
+    JSON.stringify({
+      resource: `${base}/mcp`,
+      bearer_methods_supported: ["header"],
+      resource_name: "pagewise",
+      ...(options.authorizationServers?.length
+        ? { authorization_servers: options.authorizationServers }
+        : {}),
+    }),
+    { "Cache-Control": "max-age=60" },
+  );
+}
+
+/** `/mcp`: authenticate, read the body, take a scan slot for a tool call, dispatch. */
+async function serveMcp(
+  state: HttpState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: LogEntry,
+): Promise<void> {
+  if (req.method !== "POST") {
+    // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
+    send(
+      state,
+      res,
+      405,
+      rpcError(-32000, "Method not allowed: this server is stateless; POST to /mcp."),
+      { Allow: "POST" },
+    );
+    return;
+  }
+  const caller = await authenticate(state, req, res, entry);
+  if (!caller) return;
+  entry.identity = caller.identity;
+  const body = await readRpcBody(state, req, res, entry);
+  if (!body) return;
+  const { parsed, message } = body;
+  if (typeof message.method === "string") entry.rpc = message.method;
+  const isToolCall = message.method === "tools/call";
+  if (isToolCall) entry.tool = String(message.params?.name ?? "?");
+
+  // One slot per tool call.
+  let holdsSlot = false;
+  if (isToolCall) {
+    holdsSlot = await takeScanSlot(state, res, entry, message);
+    if (!holdsSlot) return;
+    if (res.destroyed) {
+      state.scans.release();
+      return;
+    }
+  }
+  await dispatch(state, req, res, entry, { caller, parsed, message, holdsSlot });
+}
+
+/**
+ * Who is calling, resolved on every request; undefined once a refusal (401, or 503 when the
+ * verifier failed) has been sent.
+ */
+async function authenticate(
+  state: HttpState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: LogEntry,
+): Promise<Caller | undefined> {
+  const verifier = state.options.verifier;
+  if (!verifier) return state.options.anonymous!;
+  const token = bearerToken(req.headers.authorization);
+  let verified: Caller | undefined;
+  if (token !== undefined) {
+    try {
+      verified = await verifier.verify(token);
+    } catch (err) {
+      entry.outcome = "verifier_error";
+      state.log({
+        time: new Date().toISOString(),
+        event: "verifier_error",
+        message: (err as Error).message,
+      });
+      send(state, res, 503, rpcError(-32000, "Could not verify the token; retry later."), {
+        "Retry-After": "1",
+      });
+      return undefined;
+    }
+  }
+  if (!verified) {
+    entry.outcome = "unauthorized";
+    const metadata = `${baseUrl(state, req)}${METADATA_PATH}`;
+    send(
+      state,
+      res,
+      401,
+      rpcError(
+        -32001,
+        token === undefined
+          ? "Unauthorized: send Authorization: Bearer TOKEN."
+          : "Unauthorized: the bearer token is not valid for this server.",
+      ),
+      {
+        "WWW-Authenticate": `Bearer resource_metadata="${metadata}"${token === undefined ? "" : ', error="invalid_token"'}`,
+      },
+    );
+    return undefined;
+  }
+  return verified;
+}
+
+/**
+ * The body: bounded, then parsed here so calls can be counted and logged. Undefined once a
+ * refusal has been sent (or the client went away).
+ */
+async function readRpcBody(
+  state: HttpState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: LogEntry,
+): Promise<{ parsed: unknown; message: RpcMessage } | undefined> {
+  const body = await readBody(req, state.maxBodyBytes);
+  if (body === "too_large") {
+    entry.outcome = "body_too_large";
+    send(
+      state,
+      res,
+      413,
+      rpcError(
+        -32000,
+        `Payload too large: request bodies are limited to ${state.maxBodyBytes} bytes.`,
+      ),
+      { Connection: "close" },
+    );
+    return undefined;
+  }
+  if (body === "aborted") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    entry.outcome = "parse_error";
+    send(state, res, 400, rpcError(-32700, "Parse error: the body is not valid JSON."));
+    return undefined;
+  }
+  if (Array.isArray(parsed)) {
+    // MCP removed JSON-RPC batching in 2025-06-18; a batch would also run many calls in one
+    // scan slot, past --max-concurrent-scans.
+    entry.outcome = "batch_refused";
+    send(
+      state,
+      res,
+      400,
+      rpcError(
+        -32600,
+        "Invalid Request: JSON-RPC batches are not accepted (MCP removed batching in 2025-06-18); send one request per POST.",
+      ),
+    );
+    return undefined;
+  }
+  const message: RpcMessage = typeof parsed === "object" && parsed !== null ? parsed : {};
+  return { parsed, message };
+}
+
+/** Waits for a scan slot; false once the busy reply has been sent. */
+async function takeScanSlot(
+  state: HttpState,
+  res: ServerResponse,
+  entry: LogEntry,
+  message: RpcMessage,
+): Promise<boolean> {
+  const scans = state.scans;
+  if (await scans.acquire(state.scanQueueMs)) return true;
+  entry.outcome = "RESOURCE_LIMIT_EXCEEDED";
+  entry.limit = "max_concurrent_scans";
+  const error = new PagewiseError(
+    "RESOURCE_LIMIT_EXCEEDED",
+    `The server is busy: ${scans.max} tool calls are already running on this replica. Retry in a moment.`,
+    {
+      limit: { name: "max_concurrent_scans", limit: scans.max, value: scans.active },
+      hint: "Retry the same call after a short pause; nothing was read.",
+    },
+  );
+  send(state, res, 200, JSON.stringify(limitReply(message, error)));
+  return false;
+}
+
+/** Hands the request to the SDK under the request timeout and writes its response. */
+async function dispatch(
+  state: HttpState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: LogEntry,
+  request: ParsedRequest,
+): Promise<void> {
+  const call: InFlightCall = {
+    request,
+    exchange: {
+      caller: request.caller,
+      onCall: (record) => {
+        // Arrives before the response is written, so before the log line.
+        if (!call.timedOut) entry.outcome = record.outcome;
+      },
+      servers: [],
+    },
+    abort: new AbortController(),
+    timedOut: false,
+    done: false,
+  };
+  call.timer = setTimeout(() => timeOut(state, res, entry, call), state.requestTimeoutMs);
+  res.on("close", () => finishCall(state, call));
+  try {
+    const response = await sdkResponse(state, req, call);
+    if (!call.timedOut) await pipeResponse(response, res, call.abort.signal);
+  } catch (err) {
+    if (call.timedOut || call.abort.signal.aborted) return;
+    entry.outcome = "INTERNAL_ERROR";
+    state.log({ time: new Date().toISOString(), event: "error", message: (err as Error).message });
+    send(state, res, 500, rpcError(-32603, "Internal server error."));
+    finishCall(state, call);
+  }
+}
+
+/** The SDK's response: the modern handler for 2026-07-28 requests, a legacy transport else. */
+async function sdkResponse(
+  state: HttpState,
+  req: IncomingMessage,
+  call: InFlightCall,
+): Promise<Response> {
+  const { parsed, message, caller } = call.request;
+  const request = await toWebRequest(req, parsed, { signal: call.abort.signal });
+  const authInfo: AuthInfo = {
+    token: "",
+    clientId: caller.identity,
+    scopes: [],
+    extra: { exchange: call.exchange },
+  };
+  return (await isLegacyRequest(request, parsed))
+    ? await serveLegacy(
+        state.options.engine,
+        request,
+        parsed,
+        authInfo,
+        call.exchange,
+        message.params?._meta?.progressToken !== undefined,
+      )
+    : await state.modernHandler.fetch(request, { authInfo, parsedBody: parsed });
+}
+
+/** Releases what the call holds, once: its timer, its slot, its server instances. */
+function finishCall(state: HttpState, call: InFlightCall): void {
+  if (call.done) return;
+  call.done = true;
+  clearTimeout(call.timer);
+  if (call.request.holdsSlot) state.scans.release();
+  // Closing the instance aborts any handler still running (its signal), e.g. after a
+  // timeout or when the client went away.
+  call.abort.abort();
+  for (const instance of call.exchange.servers) void instance.close().catch(() => {});
+}
+
+/** The request timeout fired: answer with RESOURCE_LIMIT_EXCEEDED and stop the call. */
+function timeOut(state: HttpState, res: ServerResponse, entry: LogEntry, call: InFlightCall): void {
+  const requestTimeoutMs = state.requestTimeoutMs;
+  call.timedOut = true;
+  entry.outcome = "RESOURCE_LIMIT_EXCEEDED";
+  entry.limit = "request_timeout_ms";
+  const error = new PagewiseError(
+    "RESOURCE_LIMIT_EXCEEDED",
+    `The call ran longer than this server allows (${requestTimeoutMs} ms) and was stopped.`,
+    {
+      limit: { name: "request_timeout_ms", limit: requestTimeoutMs, value: requestTimeoutMs },
+      hint: "Narrow the call (a smaller max_tokens, a narrower path or glob) and retry.",
+    },
+  );
+  const reply = limitReply(call.request.message, error);
+  if (!res.headersSent) {
+    if (reply) send(state, res, 200, JSON.stringify(reply));
+    else send(state, res, 504, rpcError(-32000, error.message));
+  } else if (reply && !res.writableEnded) {
+    // The response is already an SSE stream (progress was sent): the reply is its last event.
+    res.end(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+  } else {
+    res.end();
+  }
+  finishCall(state, call);
 }
 
 function normalizeHostname(name: string): string {

@@ -21,9 +21,16 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { z } from "zod";
 import type { Caller } from "../access/index.js";
-import { type CursorCodec, type Estimator, FileVersions, toPagewiseError } from "../core/index.js";
+import {
+  type CursorCodec,
+  DEFAULT_MAX_TOKENS,
+  type Estimator,
+  FileVersions,
+  toPagewiseError,
+} from "../core/index.js";
 import { parseArgs, TOOLS, type ToolSettings } from "../tools/index.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { CLIENT_RESULT_PREVIEW_CHARS, MAX_RESULT_SIZE_CHARS } from "./limits.js";
 
 /** The parts shared by every request a server process answers. */
 export interface Engine {
@@ -52,13 +59,6 @@ export interface ServerHooks {
   onCall?: (record: CallRecord) => void;
 }
 
-/**
- * Results whose text is longer than this are saved to a file by Claude Code and replaced by a short
- * preview, unless the result raises the threshold with `_meta[MAX_RESULT_SIZE_META_KEY]`.
- */
-export const CLIENT_RESULT_PREVIEW_CHARS = 50_000;
-/** The highest threshold Claude Code honours, in characters. */
-export const MAX_RESULT_SIZE_CHARS = 500_000;
 export const MAX_RESULT_SIZE_META_KEY = "anthropic/maxResultSizeChars";
 
 /**
@@ -86,8 +86,7 @@ export const TOOL_LIST = TOOLS.map((tool) => {
   };
 });
 
-const BASE_INSTRUCTIONS =
-  "pagewise reads files, directories and large JSON in pages that fit a token budget (8000 tokens by default). Pass next_cursor back to continue; cursors are bound to the content's version.";
+const BASE_INSTRUCTIONS = `pagewise reads files, directories and large JSON in pages that fit a token budget (${DEFAULT_MAX_TOKENS} tokens by default). Pass next_cursor back to continue; cursors are bound to the content's version.`;
 
 /** The server's instructions; with a known caller they name the directories it may read. */
 export function instructionsFor(caller: Caller | undefined): string {

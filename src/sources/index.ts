@@ -4,6 +4,7 @@
  */
 
 export * from "./json-pages/index.js";
+export * from "./limits.js";
 export * from "./listing/index.js";
 export * from "./search/index.js";
 export type { SourceContext } from "./shared/context.js";

@@ -5,9 +5,17 @@
  */
 import { z } from "zod";
 import { loweredFields, resolvePageParams } from "../core/index.js";
-import { createJsonReadSource, handlesFor, jsonClose, jsonOpen } from "../sources/index.js";
+import { DEFAULT_JSON_LIMITS } from "../json/index.js";
+import {
+  createJsonReadSource,
+  DEFAULT_JSON_MAX_ITEMS,
+  handlesFor,
+  jsonClose,
+  jsonOpen,
+  MAX_JSON_MAX_ITEMS,
+} from "../sources/index.js";
 import { budgetParam, runTool, type ToolContext } from "./context.js";
-import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
+import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 /** The budget of a call that returns no page (json_open, json_close): the default, or lowered. */
@@ -22,6 +30,9 @@ function handlesOf(ctx: ToolContext) {
     maxHandles: ctx.settings.maxJsonHandles,
   });
 }
+
+/** What `validation: "probe"` reads, as the descriptions say it ("4 MiB"). */
+const PROBE_TEXT = `${DEFAULT_JSON_LIMITS.probeBytes / (1 << 20)} MiB`;
 
 const formatArg = z
   .enum(["auto", "json", "jsonl", "json-seq"])
@@ -40,7 +51,7 @@ export const jsonOpenInput = z
     validation: z
       .enum(["probe", "full"])
       .describe(
-        '"probe" (default) validates the first 4 MiB (complete: false on larger files); "full" streams the whole file.',
+        `"probe" (default) validates the first ${PROBE_TEXT} (complete: false on larger files); "full" streams the whole file.`,
       )
       .optional(),
     max_tokens: maxTokensArg,
@@ -50,8 +61,7 @@ export const jsonOpenInput = z
 export const jsonOpenTool: ToolDefinition<typeof jsonOpenInput> = {
   name: "json_open",
   title: "Open a large JSON / JSONL / JSON-seq file",
-  description:
-    "Detect a JSON, JSONL or JSON-seq file's format and validate it strictly (probe: the first 4 MiB; full: all). Returns JSON {file_id, uri, requested_format, detected_format, detection?, validation:{mode, complete, bytes_examined, records_examined?}, source:{size, modified_time}, version}. Pass file_id to json_read (or skip json_open and give json_read a path). Errors: FORMAT_MISMATCH (with retry), SYNTAX_ERROR / UNSUPPORTED_SYNTAX with location, RESOURCE_LIMIT_EXCEEDED. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
+  description: `Detect a JSON, JSONL or JSON-seq file's format and validate it strictly (probe: the first ${PROBE_TEXT}; full: all). Returns JSON {file_id, uri, requested_format, detected_format, detection?, validation:{mode, complete, bytes_examined, records_examined?}, source:{size, modified_time}, version}. Pass file_id to json_read (or skip json_open and give json_read a path). Errors: FORMAT_MISMATCH (with retry), SYNTAX_ERROR / UNSUPPORTED_SYNTAX with location, RESOURCE_LIMIT_EXCEEDED. ${BUDGET_NOTE}`,
   input: jsonOpenInput,
   async run(args, ctx: ToolContext) {
     return jsonOpen(ctx, {
@@ -85,7 +95,7 @@ export const jsonReadInput = z
     max_items: wholeNumber(
       1,
       MAX_COUNT_ARG,
-      "Matches per page (default 100, at most 1000; larger is lowered and reported).",
+      `Matches per page (default ${DEFAULT_JSON_MAX_ITEMS}, at most ${MAX_JSON_MAX_ITEMS}; larger is lowered and reported).`,
     ).optional(),
     max_tokens: maxTokensArg,
   })
@@ -94,8 +104,7 @@ export const jsonReadInput = z
 export const jsonReadTool: ToolDefinition<typeof jsonReadInput> = {
   name: "json_read",
   title: "Query a large JSON / JSONL / JSON-seq file in pages",
-  description:
-    "Run a JSONPath or JSON Pointer query over a JSON, JSONL or JSON-seq file (JSONL/JSON-seq: one array of records), streaming. Takes exactly one of {cursor}, {file_id, language, query}, {path, language, query, format?}. Returns JSON {file_id?, language, query, items:[{path, value}], complete, next_cursor, stats:{returned, skipped}}: path is the match's JSON Pointer, value its JSON exactly as in the file (numbers and escapes as spelled). A value too large for a page comes as {path, value_truncated: true, value_cursor}: pass value_cursor to the read tool. Continue with next_cursor (resumes where the page ended; CONTENT_CHANGED if the file changed). max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
+  description: `Run a JSONPath or JSON Pointer query over a JSON, JSONL or JSON-seq file (JSONL/JSON-seq: one array of records), streaming. Takes exactly one of {cursor}, {file_id, language, query}, {path, language, query, format?}. Returns JSON {file_id?, language, query, items:[{path, value}], complete, next_cursor, stats:{returned, skipped}}: path is the match's JSON Pointer, value its JSON exactly as in the file (numbers and escapes as spelled). A value too large for a page comes as {path, value_truncated: true, value_cursor}: pass value_cursor to the read tool. Continue with next_cursor (resumes where the page ended; CONTENT_CHANGED if the file changed). ${BUDGET_NOTE}`,
   input: jsonReadInput,
   async run(args, ctx: ToolContext) {
     return runTool(
@@ -128,8 +137,7 @@ export const jsonCloseInput = z
 export const jsonCloseTool: ToolDefinition<typeof jsonCloseInput> = {
   name: "json_close",
   title: "Close a json_open handle",
-  description:
-    "Close a file_id from json_open. Returns {file_id, closed}; closed is false when it was not open (already closed or expired). Cursors do not need the handle. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
+  description: `Close a file_id from json_open. Returns {file_id, closed}; closed is false when it was not open (already closed or expired). Cursors do not need the handle. ${BUDGET_NOTE}`,
   input: jsonCloseInput,
   async run(args, ctx: ToolContext) {
     return jsonClose(ctx, {

@@ -1,7 +1,12 @@
 import { z } from "zod";
-import { createListSource, DEFAULT_MAX_WALK_ENTRIES } from "../sources/index.js";
+import {
+  createListSource,
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_MAX_WALK_ENTRIES,
+  MAX_LIST_LIMIT,
+} from "../sources/index.js";
 import { budgetParam, runTool, type ToolContext } from "./context.js";
-import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
+import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 export const listInput = z
@@ -36,7 +41,7 @@ export const listInput = z
     limit: wholeNumber(
       1,
       MAX_COUNT_ARG,
-      "Entries per page (default 100, at most 1000; larger is lowered and reported).",
+      `Entries per page (default ${DEFAULT_LIST_LIMIT}, at most ${MAX_LIST_LIMIT}; larger is lowered and reported).`,
     ).optional(),
     offset: wholeNumber(
       0,
@@ -51,8 +56,7 @@ export const listInput = z
 export const listTool: ToolDefinition<typeof listInput> = {
   name: "list",
   title: "List a directory in pages",
-  description:
-    "List a directory (recursive optional) in pages that fit the token budget. Returns JSON {uri, items:[{path,type,size,mtime}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor, version}. Items are ordered by path (code-point order); path is relative to the listed directory. Continue with next_cursor (stays correct while files are added or deleted) or next_offset. Hidden and .gitignore'd entries are left out by default; symlinks are listed (type \"symlink\"), never followed. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
+  description: `List a directory (recursive optional) in pages that fit the token budget. Returns JSON {uri, items:[{path,type,size,mtime}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor, version}. Items are ordered by path (code-point order); path is relative to the listed directory. Continue with next_cursor (stays correct while files are added or deleted) or next_offset. Hidden and .gitignore'd entries are left out by default; symlinks are listed (type "symlink"), never followed. ${BUDGET_NOTE}`,
   input: listInput,
   async run(args, ctx: ToolContext) {
     const source = createListSource({

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { PagewiseError } from "../core/index.js";
+import {
+  DEFAULT_MAX_READ_TOKENS,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TOKENS_CAP,
+  PagewiseError,
+} from "../core/index.js";
 import { createReadSource, readLines } from "../sources/index.js";
 import { budgetParam, runTool, type ToolContext } from "./context.js";
 import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
@@ -33,8 +38,7 @@ export const readInput = z
 export const readTool: ToolDefinition<typeof readInput> = {
   name: "read",
   title: "Read a text file in pages",
-  description:
-    "Read one text file. With max_tokens or cursor (page mode) returns JSON {uri, content, version, has_more, next_cursor}: content fits the budget, pages split anywhere (even inside one huge line) and concatenate to the file exactly; pass next_cursor to continue. If the file changes between pages you get CONTENT_CHANGED, never mixed text. Without max_tokens (line mode) returns the selected lines as plain text, refused with RESPONSE_TOO_LARGE when over the server's ceiling. Page-mode budget: 8000 tokens when a cursor comes without max_tokens; max_tokens at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower. Line mode is refused over 25000 tokens by default.",
+  description: `Read one text file. With max_tokens or cursor (page mode) returns JSON {uri, content, version, has_more, next_cursor}: content fits the budget, pages split anywhere (even inside one huge line) and concatenate to the file exactly; pass next_cursor to continue. If the file changes between pages you get CONTENT_CHANGED, never mixed text. Without max_tokens (line mode) returns the selected lines as plain text, refused with RESPONSE_TOO_LARGE when over the server's ceiling. Page-mode budget: ${DEFAULT_MAX_TOKENS} tokens when a cursor comes without max_tokens; max_tokens at most ${DEFAULT_MAX_TOKENS_CAP} unless the server was started with a higher cap; use less when your client's limit is lower. Line mode is refused over ${DEFAULT_MAX_READ_TOKENS} tokens by default.`,
   input: readInput,
   async run(args, ctx: ToolContext) {
     if (args.path === undefined && args.cursor === undefined) {

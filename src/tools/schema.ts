@@ -5,7 +5,7 @@
  * instead. The published JSON Schemas carry the same bounds validation enforces.
  */
 import { type core, z } from "zod";
-import { PagewiseError } from "../core/index.js";
+import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOKENS_CAP, PagewiseError } from "../core/index.js";
 
 /**
  * Largest count, offset or character length an argument accepts (2^50). Far beyond any real file,
@@ -15,6 +15,9 @@ import { PagewiseError } from "../core/index.js";
 export const MAX_COUNT_ARG = 2 ** 50;
 /** Largest `max_tokens` accepted; anything above the server's cap is lowered to it and reported. */
 export const MAX_TOKENS_ARG = Number.MAX_SAFE_INTEGER;
+
+/** The last sentence of every tool's description: the default budget and the cap. */
+export const BUDGET_NOTE = `max_tokens: ${DEFAULT_MAX_TOKENS} by default; at most ${DEFAULT_MAX_TOKENS_CAP} unless the server was started with a higher cap; use less when your client's limit is lower.`;
 
 /**
  * A whole number in [`min`, `max`], published as `{"type":"integer","minimum":…,"maximum":…}`.

@@ -1,7 +1,14 @@
 import { z } from "zod";
-import { createSearchSource, DEFAULT_MAX_WALK_ENTRIES } from "../sources/index.js";
+import {
+  createSearchSource,
+  DEFAULT_MAX_CHARS_PER_MATCH,
+  DEFAULT_MAX_WALK_ENTRIES,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_CONTEXT_LINES,
+  MAX_SEARCH_LIMIT,
+} from "../sources/index.js";
 import { budgetParam, runTool, type ToolContext } from "./context.js";
-import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
+import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 export const searchInput = z
@@ -39,13 +46,13 @@ export const searchInput = z
       .optional(),
     context: wholeNumber(
       0,
-      10,
-      "Lines of context before and after each match, 0-10 (default 0).",
+      MAX_CONTEXT_LINES,
+      `Lines of context before and after each match, 0-${MAX_CONTEXT_LINES} (default 0).`,
     ).optional(),
     max_chars_per_match: wholeNumber(
       1,
       MAX_COUNT_ARG,
-      "Longer match lines are clamped around the match (truncated: true, with a line_cursor for read). Default 400.",
+      `Longer match lines are clamped around the match (truncated: true, with a line_cursor for read). Default ${DEFAULT_MAX_CHARS_PER_MATCH}.`,
     ).optional(),
     count: z
       .enum(["exact", "at_least", "none"])
@@ -56,7 +63,7 @@ export const searchInput = z
     limit: wholeNumber(
       1,
       MAX_COUNT_ARG,
-      "Matches per page (default 100, at most 1000).",
+      `Matches per page (default ${DEFAULT_SEARCH_LIMIT}, at most ${MAX_SEARCH_LIMIT}).`,
     ).optional(),
     offset: wholeNumber(
       0,
@@ -71,8 +78,7 @@ export const searchInput = z
 export const searchTool: ToolDefinition<typeof searchInput> = {
   name: "search",
   title: "Search file contents in pages",
-  description:
-    "Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts; count: at_least or none answers sooner with a lower bound or no total); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
+  description: `Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts; count: at_least or none answers sooner with a lower bound or no total); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line. ${BUDGET_NOTE}`,
   input: searchInput,
   async run(args, ctx: ToolContext) {
     const source = createSearchSource({

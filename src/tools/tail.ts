@@ -7,7 +7,7 @@ import {
   TAIL_MAX_LIMIT,
 } from "../sources/index.js";
 import { budgetParam, runTool, type ToolContext } from "./context.js";
-import { MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
+import { BUDGET_NOTE, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 const tailCursor = (description: string) => z.string().min(1).describe(description).optional();
@@ -57,8 +57,7 @@ export const tailInput = z
 export const tailTool: ToolDefinition<typeof tailInput> = {
   name: "tail",
   title: "Newest records of a log or JSONL file",
-  description:
-    "Read a log, JSONL or any line file from the end: returns JSON {uri, items:[{position, text, truncated?, partial?, line_cursor?}], has_earlier, earlier_cursor, has_later, later_cursor, version} with the newest records that fit the budget, oldest first. Pass earlier_cursor as before to page back, later_cursor as after to get records appended since. A record longer than max_chars_per_item is truncated; read its line_cursor to get all of it. partial: true marks a last record still being written. Cursors survive appends; truncation, rotation or rewrites give CONTENT_CHANGED. max_tokens: 8000 by default; at most 25000 unless the server was started with a higher cap; use less when your client's limit is lower.",
+  description: `Read a log, JSONL or any line file from the end: returns JSON {uri, items:[{position, text, truncated?, partial?, line_cursor?}], has_earlier, earlier_cursor, has_later, later_cursor, version} with the newest records that fit the budget, oldest first. Pass earlier_cursor as before to page back, later_cursor as after to get records appended since. A record longer than max_chars_per_item is truncated; read its line_cursor to get all of it. partial: true marks a last record still being written. Cursors survive appends; truncation, rotation or rewrites give CONTENT_CHANGED. ${BUDGET_NOTE}`,
   input: tailInput,
   async run(args, ctx: ToolContext) {
     if (args.before !== undefined && args.after !== undefined) {

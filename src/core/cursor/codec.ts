@@ -10,7 +10,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { PagewiseError } from "../errors.js";
-import { DEFAULT_CURSOR_TTL_HOURS } from "../limits.js";
+import { DEFAULT_CURSOR_TTL_HOURS, MIN_CURSOR_KEY_BYTES } from "../limits.js";
 import { ByteReader } from "./bytes.js";
 
 const FORMAT = 1;
@@ -30,8 +30,11 @@ export interface CursorKey {
 export function cursorKeyFromSecret(material: string | Uint8Array): CursorKey {
   const bytes =
     typeof material === "string" ? Buffer.from(material.trim(), "utf8") : Buffer.from(material);
-  if (bytes.length < 16) {
-    throw new PagewiseError("INVALID_ARGUMENT", "The cursor key must be at least 16 bytes long.");
+  if (bytes.length < MIN_CURSOR_KEY_BYTES) {
+    throw new PagewiseError(
+      "INVALID_ARGUMENT",
+      `The cursor key must be at least ${MIN_CURSOR_KEY_BYTES} bytes long.`,
+    );
   }
   const secret = createHash("sha256").update("pagewise cursor key\0").update(bytes).digest();
   return { secret, id: secret.readUInt16BE(30), ephemeral: false };

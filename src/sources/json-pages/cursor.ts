@@ -23,14 +23,11 @@ import {
   type QueryLanguage,
   type ResumeState,
 } from "../../json/index.js";
+import { DEFAULT_JSON_MAX_ITEMS, MAX_JSON_MAX_ITEMS } from "../limits.js";
 import type { SourceContext } from "../shared/context.js";
 import { type FileRef, readVersionedFileRef, writeVersionedFileRef } from "../shared/file-ref.js";
 
 export const JSON_READ_TOOL = "json_read";
-/** Items per page when `max_items` is not given. */
-export const DEFAULT_JSON_MAX_ITEMS = 100;
-/** Largest `max_items`; larger requests are lowered to it and the page says so. */
-export const MAX_JSON_MAX_ITEMS = 1000;
 
 const FORMATS: readonly JsonFormat[] = ["json", "jsonl", "json-seq"];
 const LANGUAGES: readonly QueryLanguage[] = ["jsonpath", "pointer"];

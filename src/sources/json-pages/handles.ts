@@ -12,11 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { PagewiseError } from "../../core/index.js";
 import type { JsonFormat } from "../../json/index.js";
-
-/** Idle time after which a handle expires (`--json-handle-ttl-ms`). */
-export const DEFAULT_JSON_HANDLE_TTL_MS = 15 * 60 * 1000;
-/** Handles kept per process (`--max-json-handles`); the least recently used is closed beyond it. */
-export const DEFAULT_MAX_JSON_HANDLES = 64;
+import { DEFAULT_JSON_HANDLE_TTL_MS, DEFAULT_MAX_JSON_HANDLES } from "../limits.js";
 
 export interface JsonHandle {
   readonly fileId: string;

@@ -4,16 +4,8 @@
  * `json_read` pages and cursors, `json_close`.
  */
 
+export { JSON_CURSOR, JSON_READ_TOOL, type JsonCursorState } from "./cursor.js";
 export {
-  DEFAULT_JSON_MAX_ITEMS,
-  JSON_CURSOR,
-  JSON_READ_TOOL,
-  type JsonCursorState,
-  MAX_JSON_MAX_ITEMS,
-} from "./cursor.js";
-export {
-  DEFAULT_JSON_HANDLE_TTL_MS,
-  DEFAULT_MAX_JSON_HANDLES,
   handleExpired,
   handlesFor,
   type JsonHandle,

@@ -18,6 +18,7 @@
 import path from "node:path";
 import {
   budgetTooSmall,
+  type Estimator,
   fitItemCount,
   type PageParam,
   type PageRequest,
@@ -36,6 +37,7 @@ import {
   runQuery,
 } from "../../json/index.js";
 import type { ByteReader } from "../../json/reader.js";
+import { JSON_COMPACT_CHUNK_BYTES, JSON_VALUE_WINDOW_BYTES } from "../limits.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorFilePath } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
@@ -183,6 +185,45 @@ interface PagePlan {
   readonly fileId: string | undefined;
 }
 
+/** The fixed pieces of one page's text and the cursors it hands out. */
+interface PageFrame {
+  /** `{"file_id"?,"language","query","items":[`. */
+  readonly head: string;
+  /** Matches the engine re-derived and dropped to resume this page. */
+  readonly skipped: number;
+  /** The lowered-parameter fields, written last. */
+  readonly extras: string;
+  /** The json cursor that resumes the query at `resume`. */
+  cursorFor(resume: ResumeState): string;
+  /** A `read` cursor over exactly a match's source bytes. */
+  valueCursor(match: JsonMatch): string;
+}
+
+/** What building one page's items needs; `overhead` is learnt at the first item. */
+interface ItemBuilder {
+  readonly reader: ByteReader;
+  readonly estimator: Estimator;
+  readonly frame: PageFrame;
+  readonly maxTokens: number;
+  /**
+   * A value whose compact text is longer than this many bytes cannot fit in any page (a UTF-16
+   * unit takes at most 3 bytes, a token covers at most maxUnitsPerToken units).
+   */
+  readonly capBytes: number;
+  readonly signal: AbortSignal | undefined;
+  /** Tokens of a one-item page without its item; -1 until the first item is made. */
+  overhead: number;
+}
+
+/** The items read for one page: one more than fits tells whether there are more. */
+interface Collected {
+  readonly items: Item[];
+  /** The query has no matches after the last item. */
+  readonly exhausted: boolean;
+  /** What stopped the engine early, if anything (thrown only when the page is not full). */
+  readonly failure: unknown;
+}
+
 async function buildPage(
   request: PageRequest<JsonReadArgs, JsonCursorState, SourceContext>,
   options: JsonReadOptions,
@@ -191,115 +232,30 @@ async function buildPage(
 ): Promise<string> {
   const ctx = request.context;
   const { estimator } = ctx;
-  const { version } = basis;
   // Matches arrive in document order, close together: value reads are served from a window.
   const reader = windowedReader(basis.bytes);
   const maxTokens = request.params.max_tokens!;
   const compiled = compileQuery(plan.language, plan.query, options.limits);
-  // A value whose compact text is longer than this many bytes cannot fit in any page (a UTF-16
-  // unit takes at most 3 bytes, a token covers at most maxUnitsPerToken units).
-  const capBytes = maxTokens * estimator.maxUnitsPerToken * 3;
-
-  const cursorFor = (resume: ResumeState): string =>
-    request.cursorAt({
-      file: basis.ref,
-      digest: version.digest,
-      fingerprint: version.fingerprint,
-      format: plan.format,
-      language: plan.language,
-      query: plan.query,
-      resume,
-    });
-  const valueCursor = (m: JsonMatch): string =>
-    encodeLineCursor(ctx, maxTokens, {
-      file: basis.ref,
-      digest: version.digest,
-      fingerprint: version.fingerprint,
-      position: m.start,
-      line: 0,
-      encoding: "utf-8",
-      end: { kind: "byte", offset: m.end },
-    });
-
-  const head =
-    "{" +
-    (plan.fileId !== undefined ? `"file_id":${JSON.stringify(plan.fileId)},` : "") +
-    `"language":${JSON.stringify(plan.language)},"query":${JSON.stringify(plan.query)},"items":[`;
-  const skipped = plan.resume?.skip ?? 0;
-  const extras = request.loweredFields;
-
-  const items: Item[] = [];
-  let exhausted = false;
-  let failure: unknown;
-  const cursors = new Map<number, string>();
-  const cursorAfter = (count: number): string => {
-    let c = cursors.get(count);
-    if (c === undefined) {
-      const resume =
-        count > 0
-          ? items[count - 1]!.match.resume
-          : (plan.resume ?? { offset: 0, path: [], skip: 0 });
-      c = cursorFor(resume);
-      cursors.set(count, c);
-    }
-    return c;
+  const builder: ItemBuilder = {
+    reader,
+    estimator,
+    frame: pageFrame(request, basis, plan),
+    maxTokens,
+    capBytes: maxTokens * estimator.maxUnitsPerToken * 3,
+    signal: ctx.signal,
+    overhead: -1,
   };
-  const hasMoreAfter = (count: number): boolean =>
-    count < items.length || !exhausted || failure !== undefined;
-  const render = (count: number): string => {
-    const more = hasMoreAfter(count);
-    let body = "";
-    for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
-    return `${head}${body}],"complete":${!more},"next_cursor":${more ? JSON.stringify(cursorAfter(count)) : "null"},"stats":{"returned":${count},"skipped":${skipped}}${extras}}`;
-  };
-
-  let overhead = -1;
-  const truncatedItem = (m: JsonMatch): Item => {
-    const json = `{"path":${JSON.stringify(m.pointer)},"value_truncated":true,"value_bytes":${m.end - m.start},"value_cursor":${JSON.stringify(valueCursor(m))}}`;
-    return { match: m, json, tokens: estimator.count(json), truncated: true };
-  };
-  const makeItem = async (m: JsonMatch): Promise<Item> => {
-    const text = await compactValue(reader, m.start, m.end, capBytes, ctx.signal);
-    if (text === null) return truncatedItem(m);
-    const json = `{"path":${JSON.stringify(m.pointer)},"value":${text}}`;
-    const tokens = estimator.count(json);
-    if (overhead < 0)
-      overhead = estimator.count(
-        `${head}],"complete":false,"next_cursor":${JSON.stringify(cursorFor(m.resume))},"stats":{"returned":1,"skipped":${skipped}}${extras}}`,
-      );
-    // Too large for a page of its own: a read cursor over its source text instead.
-    if (tokens + overhead > maxTokens) return truncatedItem(m);
-    return { match: m, json, tokens, truncated: false };
-  };
-
   const matches = runQuery(reader, plan.format, compiled, plan.resume, options.limits, ctx.signal);
-  let sum = 0;
-  try {
-    for (;;) {
-      // One match beyond max_items tells whether there are more (no empty last page).
-      if (items.length > plan.maxItems) break;
-      if (items.length > 0 && sum + Math.max(overhead, 0) > maxTokens) break;
-      const next = await matches.next();
-      if (next.done) {
-        exhausted = true;
-        break;
-      }
-      const item = await makeItem(next.value);
-      items.push(item);
-      sum += item.tokens + 1;
-    }
-  } catch (e) {
-    failure = e;
-  } finally {
-    await matches.return(undefined).catch(() => undefined);
-  }
+  const collected = await collectItems(builder, matches, plan.maxItems);
+  const { items, failure } = collected;
+  const render = pageRenderer(builder.frame, plan, collected);
 
   const available = Math.min(items.length, plan.maxItems);
   // Perf: each item was counted once when it was made; the sum predicts the page.
   const itemCost = (i: number) => items[i]!.tokens + 1;
   let fitted = fitItemCount(available, maxTokens, estimator, render, itemCost);
   if (fitted.amount === 0 && available > 0 && !items[0]!.truncated) {
-    items[0] = truncatedItem(items[0]!.match);
+    items[0] = truncatedItem(builder, items[0]!.match);
     fitted = fitItemCount(available, maxTokens, estimator, render, itemCost);
   }
   if (fitted.amount === 0 && available > 0)
@@ -324,8 +280,129 @@ async function buildPage(
   return fitted.text;
 }
 
+function pageFrame(
+  request: PageRequest<JsonReadArgs, JsonCursorState, SourceContext>,
+  basis: VersionedFile,
+  plan: PagePlan,
+): PageFrame {
+  const { version } = basis;
+  const maxTokens = request.params.max_tokens!;
+  return {
+    head:
+      "{" +
+      (plan.fileId !== undefined ? `"file_id":${JSON.stringify(plan.fileId)},` : "") +
+      `"language":${JSON.stringify(plan.language)},"query":${JSON.stringify(plan.query)},"items":[`,
+    skipped: plan.resume?.skip ?? 0,
+    extras: request.loweredFields,
+    cursorFor: (resume) =>
+      request.cursorAt({
+        file: basis.ref,
+        digest: version.digest,
+        fingerprint: version.fingerprint,
+        format: plan.format,
+        language: plan.language,
+        query: plan.query,
+        resume,
+      }),
+    valueCursor: (m) =>
+      encodeLineCursor(request.context, maxTokens, {
+        file: basis.ref,
+        digest: version.digest,
+        fingerprint: version.fingerprint,
+        position: m.start,
+        line: 0,
+        encoding: "utf-8",
+        end: { kind: "byte", offset: m.end },
+      }),
+  };
+}
+
+/**
+ * Reads matches until one more than `maxItems` (no empty last page) or past the budget. An engine
+ * error ends the reading and is kept, not thrown: a page that was already full still stands.
+ */
+async function collectItems(
+  builder: ItemBuilder,
+  matches: AsyncGenerator<JsonMatch, void, undefined>,
+  maxItems: number,
+): Promise<Collected> {
+  const items: Item[] = [];
+  let exhausted = false;
+  let failure: unknown;
+  let sum = 0;
+  try {
+    for (;;) {
+      // One match beyond max_items tells whether there are more (no empty last page).
+      if (items.length > maxItems) break;
+      if (items.length > 0 && sum + Math.max(builder.overhead, 0) > builder.maxTokens) break;
+      const next = await matches.next();
+      if (next.done) {
+        exhausted = true;
+        break;
+      }
+      const item = await makeItem(builder, next.value);
+      items.push(item);
+      sum += item.tokens + 1;
+    }
+  } catch (e) {
+    failure = e;
+  } finally {
+    await matches.return(undefined).catch(() => undefined);
+  }
+  return { items, exhausted, failure };
+}
+
+/** The page text with the first `count` items; each continuation cursor is made once. */
+function pageRenderer(
+  frame: PageFrame,
+  plan: PagePlan,
+  collected: Collected,
+): (count: number) => string {
+  const { items, exhausted, failure } = collected;
+  const cursors = new Map<number, string>();
+  const cursorAfter = (count: number): string => {
+    let c = cursors.get(count);
+    if (c === undefined) {
+      const resume =
+        count > 0
+          ? items[count - 1]!.match.resume
+          : (plan.resume ?? { offset: 0, path: [], skip: 0 });
+      c = frame.cursorFor(resume);
+      cursors.set(count, c);
+    }
+    return c;
+  };
+  return (count) => {
+    const more = count < items.length || !exhausted || failure !== undefined;
+    let body = "";
+    for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
+    return `${frame.head}${body}],"complete":${!more},"next_cursor":${more ? JSON.stringify(cursorAfter(count)) : "null"},"stats":{"returned":${count},"skipped":${frame.skipped}}${frame.extras}}`;
+  };
+}
+
+/** A match whose value cannot fit: its size and a `read` cursor over its source text. */
+function truncatedItem(builder: ItemBuilder, m: JsonMatch): Item {
+  const json = `{"path":${JSON.stringify(m.pointer)},"value_truncated":true,"value_bytes":${m.end - m.start},"value_cursor":${JSON.stringify(builder.frame.valueCursor(m))}}`;
+  return { match: m, json, tokens: builder.estimator.count(json), truncated: true };
+}
+
+/** A match with its compact value, or truncated when the value cannot fit a page of its own. */
+async function makeItem(builder: ItemBuilder, m: JsonMatch): Promise<Item> {
+  const { estimator, frame } = builder;
+  const text = await compactValue(builder.reader, m.start, m.end, builder.capBytes, builder.signal);
+  if (text === null) return truncatedItem(builder, m);
+  const json = `{"path":${JSON.stringify(m.pointer)},"value":${text}}`;
+  const tokens = estimator.count(json);
+  if (builder.overhead < 0)
+    builder.overhead = estimator.count(
+      `${frame.head}],"complete":false,"next_cursor":${JSON.stringify(frame.cursorFor(m.resume))},"stats":{"returned":1,"skipped":${frame.skipped}}${frame.extras}}`,
+    );
+  // Too large for a page of its own: a read cursor over its source text instead.
+  if (tokens + builder.overhead > builder.maxTokens) return truncatedItem(builder, m);
+  return { match: m, json, tokens, truncated: false };
+}
+
 const UTF8 = new TextDecoder("utf-8");
-const WINDOW_BYTES = 256 * 1024;
 
 /**
  * A reader that keeps the last window it read, so that reading many small values that lie close
@@ -340,14 +417,13 @@ function windowedReader(inner: ByteReader): ByteReader {
       const end = Math.min(inner.size, position + length);
       if (position >= start && end <= start + bytes.length)
         return bytes.subarray(position - start, end - start);
-      if (length > WINDOW_BYTES) return inner.read(position, length);
-      bytes = await inner.read(position, WINDOW_BYTES);
+      if (length > JSON_VALUE_WINDOW_BYTES) return inner.read(position, length);
+      bytes = await inner.read(position, JSON_VALUE_WINDOW_BYTES);
       start = position;
       return bytes.subarray(0, end - position);
     },
   };
 }
-const CHUNK = 64 * 1024;
 
 /**
  * The compact text of source bytes [start, end), or null once it is known to exceed `capBytes`
@@ -368,7 +444,7 @@ async function compactValue(
   let escaped = false;
   for (let pos = start; pos < end; ) {
     signal?.throwIfAborted();
-    const chunk = await reader.read(pos, Math.min(CHUNK, end - pos));
+    const chunk = await reader.read(pos, Math.min(JSON_COMPACT_CHUNK_BYTES, end - pos));
     if (chunk.length === 0) break;
     const out = new Uint8Array(chunk.length);
     let j = 0;

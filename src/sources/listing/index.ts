@@ -5,12 +5,10 @@
  */
 export {
   createListSource,
-  DEFAULT_LIST_LIMIT,
   LIST_TOOL,
   type ListArgs,
   type ListOptions,
   type ListQuery,
   type ListState,
   type ListType,
-  MAX_LIST_LIMIT,
 } from "./list.js";

@@ -21,6 +21,7 @@ import {
   type PageRequest,
   type Source,
 } from "../../core/index.js";
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from "../limits.js";
 import { compileGlob } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import {
@@ -39,10 +40,6 @@ import {
 } from "../walk/index.js";
 
 export const LIST_TOOL = "list";
-/** Items per page when `limit` is not given. */
-export const DEFAULT_LIST_LIMIT = 100;
-/** Largest `limit`; larger requests are lowered to it and the page says so. */
-export const MAX_LIST_LIMIT = 1000;
 
 export type ListType = "file" | "directory" | "any";
 

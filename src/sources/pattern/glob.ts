@@ -15,13 +15,9 @@
 import { createRequire } from "node:module";
 import picomatch from "picomatch";
 import { PagewiseError } from "../../core/index.js";
+import { MAX_BACKTRACKING_GLOB_WILDCARDS, MAX_GLOB_CHARS } from "../limits.js";
 
 export type PathMatcher = (relPath: string) => boolean;
-
-/** Longest glob accepted, in characters. */
-export const MAX_GLOB_CHARS = 1024;
-/** Wildcards (`*`) a glob may have when it has to run on the backtracking engine. */
-export const MAX_BACKTRACKING_GLOB_WILDCARDS = 3;
 
 /** The lookaheads picomatch emits to refuse `.`/`..` segments and empty names. */
 const SEGMENT_GUARDS = ["(?!(?:^|\\/)\\.{1,2}(?:\\/|$))", "(?!\\.{1,2}(?:\\/|$))", "(?=.)"];

@@ -10,13 +10,14 @@
  * one `{type: "done", result}` or `{type: "error", error}`.
  */
 import { existsSync } from "node:fs";
-import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { type ErrorCode, PagewiseError } from "../../core/index.js";
-
-/** Milliseconds a guarded job may go without progress before it is stopped (`--search-stall-ms`). */
-export const DEFAULT_STALL_MS = 5000;
+import {
+  DEFAULT_SEARCH_STALL_MS,
+  MAX_LIVE_WORKERS,
+  WORKER_YOUNG_GENERATION_MB,
+} from "../limits.js";
 
 export interface GuardedRunOptions {
   readonly signal?: AbortSignal;
@@ -38,16 +39,6 @@ export function stalled(stallMs: number): PagewiseError {
     { limit: { name: "search_stall_ms", limit: stallMs, value: stallMs } },
   );
 }
-
-/**
- * Worker threads one pool runs at once: one per core (2 to 4). Each thread costs tens of MiB, so a
- * flood of calls (a hundred searches sent at once) must queue for threads rather than start one
- * each: memory stays bounded whatever the callers send, and every core is busy either way.
- */
-/** Young generation of a worker thread, in MiB (V8's default is several times larger). */
-const WORKER_YOUNG_GENERATION_MB = 4;
-
-export const MAX_LIVE_WORKERS = Math.max(2, Math.min(os.availableParallelism(), 4));
 
 /** A bounded number of slots, granted in arrival order; a cancelled wait leaves the queue. */
 export class Slots {
@@ -127,7 +118,7 @@ export class GuardedWorkers {
         resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       });
     worker.ref();
-    const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
     return new Promise<T>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const cleanup = () => {

@@ -4,15 +4,9 @@
  * every pattern RE2 reads the same way, and the guarded worker for the rest.
  */
 
-export { compileGlob, MAX_GLOB_CHARS, type PathMatcher } from "./glob.js";
-export {
-  DEFAULT_STALL_MS,
-  type GuardedRunOptions,
-  GuardedWorkers,
-  MAX_LIVE_WORKERS,
-  Slots,
-  stalled,
-} from "./guarded-worker.js";
+// search.ts sizes its slots from here.
+export { compileGlob, type PathMatcher } from "./glob.js";
+export { type GuardedRunOptions, GuardedWorkers, Slots, stalled } from "./guarded-worker.js";
 export { requiredLiteral } from "./literal.js";
 export {
   type ByteMatcher,

@@ -11,6 +11,7 @@
  */
 import { createRequire } from "node:module";
 import { PagewiseError } from "../../core/index.js";
+import { MAX_PATTERN_CHARS } from "../limits.js";
 import { requiredLiteral } from "./literal.js";
 import { toRe2Source } from "./re2-source.js";
 
@@ -123,9 +124,6 @@ function jsFlags(source: string, fold: string, argument: string, literalArgument
     }
   }
 }
-
-/** Longest pattern accepted, in characters (ripgrep bounds the compiled size; this bounds input). */
-export const MAX_PATTERN_CHARS = 64 * 1024;
 
 type Re2Constructor = new (source: string, flags: string) => LineMatcher;
 let re2Class: Re2Constructor | undefined;

@@ -12,11 +12,10 @@
  * `O_NOFOLLOW` and the walk's never-follow rule is the guard, as before.
  */
 import { closeSync, constants, existsSync, openSync, readlinkSync } from "node:fs";
+import { MAX_OPEN_SEARCH_DIRECTORIES } from "../limits.js";
 
 const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-/** Directory descriptors kept open (the walk is depth-first: the current path and a few more). */
-const MAX_OPEN_DIRS = 32;
 
 const HAVE_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
 
@@ -53,7 +52,7 @@ export class ConfinedOpener {
       closeSync(fd);
       fd = -1;
     }
-    if (this.dirs.size >= MAX_OPEN_DIRS) {
+    if (this.dirs.size >= MAX_OPEN_SEARCH_DIRECTORIES) {
       const [oldDir, oldFd] = this.dirs.entries().next().value as [string, number];
       this.dirs.delete(oldDir);
       if (oldFd >= 0) closeSync(oldFd);

@@ -5,10 +5,8 @@
  * cursor paging.
  */
 export { type CaseMode, type CompiledPattern, compilePattern } from "../pattern/index.js";
-export { DEFAULT_SEARCH_STALL_MS, type RunOptions, runScanJob } from "./pool.js";
+export { type RunOptions, runScanJob } from "./pool.js";
 export {
-  BINARY_SNIFF_BYTES,
-  MAX_SEARCH_LINE_BYTES,
   type MatchPosition,
   type RawMatch,
   runScan,
@@ -19,8 +17,6 @@ export {
 export {
   type CountMode,
   createSearchSource,
-  DEFAULT_MAX_CHARS_PER_MATCH,
-  MAX_CONTEXT_LINES,
   SEARCH_TOOL,
   type SearchArgs,
   type SearchOptions,

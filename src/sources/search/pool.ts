@@ -12,15 +12,10 @@
  * in-process instead (shards one after the other), without the stall guard.
  */
 import os from "node:os";
-import { DEFAULT_STALL_MS, GuardedWorkers } from "../pattern/index.js";
+import { DEFAULT_SEARCH_STALL_MS, MAX_SCAN_SHARDS, MAX_SHARDED_WINDOW } from "../limits.js";
+import { GuardedWorkers } from "../pattern/index.js";
 import { type RawMatch, runScan, type ScanJob, type ScanResult, type ScanSkipped } from "./scan.js";
 
-/** Milliseconds a search may go without progress before it is stopped (`--search-stall-ms`). */
-export const DEFAULT_SEARCH_STALL_MS = DEFAULT_STALL_MS;
-/** Most threads one scan uses. */
-export const MAX_SCAN_SHARDS = 4;
-/** A window reaching further than this many matches is scanned in one thread (shards keep it whole). */
-export const MAX_SHARDED_WINDOW = 5000;
 const SHARDS = Math.max(1, Math.min(os.availableParallelism(), MAX_SCAN_SHARDS));
 
 const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_SCAN_SHARDS);

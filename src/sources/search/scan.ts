@@ -20,6 +20,7 @@ import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { type BigIntStats, closeSync, fstatSync, readSync } from "node:fs";
 import { identityKey, PagewiseError } from "../../core/index.js";
+import { BINARY_SNIFF_BYTES, MAX_SEARCH_LINE_BYTES, SEARCH_CHUNK_BYTES } from "../limits.js";
 import {
   type ByteMatcher,
   byteMatcher,
@@ -33,12 +34,6 @@ import { compareCodePoints, type WalkEntry, walk } from "../walk/index.js";
 import { ConfinedOpener } from "./confine.js";
 import { walkFrom } from "./resume-walk.js";
 
-/** Bytes read per system call. */
-export const SEARCH_CHUNK_BYTES = 1 << 20;
-/** A file with a longer line is skipped (counted in `skipped.long_lines`): one line is held whole. */
-export const MAX_SEARCH_LINE_BYTES = 64 << 20;
-/** NUL in this many leading bytes marks a file binary (like git and ripgrep). */
-export const BINARY_SNIFF_BYTES = 8192;
 /** Bytes of a file's identity hash kept in a search cursor. */
 export const FILE_TAG_BYTES = 6;
 

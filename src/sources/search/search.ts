@@ -28,12 +28,13 @@ import {
   type Source,
 } from "../../core/index.js";
 import {
-  type CaseMode,
-  compileGlob,
-  compilePattern,
+  DEFAULT_MAX_CHARS_PER_MATCH,
+  DEFAULT_MAX_WALK_ENTRIES,
+  DEFAULT_SEARCH_LIMIT,
   MAX_LIVE_WORKERS,
-  Slots,
-} from "../pattern/index.js";
+  MAX_SEARCH_LIMIT,
+} from "../limits.js";
+import { type CaseMode, compileGlob, compilePattern, Slots } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import {
   checkCursorDirectoryPath,
@@ -42,7 +43,7 @@ import {
   writeFileRef,
 } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
-import { ancestorsWithin, DEFAULT_MAX_WALK_ENTRIES } from "../walk/index.js";
+import { ancestorsWithin } from "../walk/index.js";
 import { runScanJob } from "./pool.js";
 import {
   FILE_TAG_BYTES,
@@ -53,14 +54,6 @@ import {
 } from "./scan.js";
 
 export const SEARCH_TOOL = "search";
-/** Matches per page when `limit` is not given. */
-export const DEFAULT_SEARCH_LIMIT = 100;
-/** Largest `limit`; larger requests are lowered to it and the page says so. */
-export const MAX_SEARCH_LIMIT = 1000;
-/** Characters of a match line shown around the match when the line is longer. */
-export const DEFAULT_MAX_CHARS_PER_MATCH = 400;
-/** Most context lines before and after a match. */
-export const MAX_CONTEXT_LINES = 10;
 
 /**
  * How a page counts matches: `exact` reads every candidate file for the exact `total`; `at_least`

@@ -3,6 +3,7 @@
  * Line positions over the positional byte reader (core/io): where a line starts, and newline counts.
  */
 import { type ByteSource, STREAM_CHUNK_BYTES } from "../../core/index.js";
+import { LINE_INDEX_VERSIONS } from "../limits.js";
 
 export {
   type ByteSource,
@@ -28,8 +29,6 @@ export interface LineCheckpoints {
   readonly newlinesBefore: number[];
 }
 
-/** Checkpoints kept per version (a 1 GiB file needs 1,024 numbers). */
-const LINE_INDEX_VERSIONS = 64;
 const lineIndexes = new Map<string, LineCheckpoints>();
 
 /** The checkpoints of the content version `key` (a version string and size), kept LRU. */

@@ -21,12 +21,10 @@ import {
   PagewiseError,
   type VersionExpectation,
 } from "../../core/index.js";
+import { SNAPSHOT_MAX_BYTES } from "../limits.js";
 import { type ByteSource, fileByteSource, memoryByteSource, readWhole } from "./byte-source.js";
 import type { SourceContext } from "./context.js";
 import { type FileRef, refOfOpened } from "./file-ref.js";
-
-/** Recently modified files up to this size are read whole, so version and page share one read. */
-export const SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface VersionedFile {
   readonly handle: FileHandle;

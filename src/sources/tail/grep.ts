@@ -5,12 +5,9 @@
  * (linear time, in the calling thread) unless only V8 can read it — then each record is tested in
  * a worker under the stall guard, never on the request thread.
  */
-import { compilePattern, type RecordFilter, recordFilter } from "../pattern/index.js";
 
-/** Records are matched on at most this many leading bytes (a guard against enormous records). */
-export const GREP_MAX_RECORD_BYTES = 1 << 20;
-/** A pattern sees at most this many leading code units of a record. */
-export const GREP_REGEX_MAX_UNITS = 64 * 1024;
+import { GREP_REGEX_MAX_UNITS } from "../limits.js";
+import { compilePattern, type RecordFilter, recordFilter } from "../pattern/index.js";
 
 export type { RecordFilter };
 

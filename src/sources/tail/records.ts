@@ -4,12 +4,8 @@
  * offset. Never reads the whole file: a scan touches only the blocks of the records it yields.
  */
 import { completeUtf8Length } from "../../core/index.js";
+import { TAIL_BLOCK_BYTES, TAIL_CACHED_BLOCKS } from "../limits.js";
 import type { ByteSource } from "../shared/byte-source.js";
-
-/** Size of one block read from the file. */
-export const TAIL_BLOCK_BYTES = 64 * 1024;
-/** Blocks kept in memory per call (recently read blocks are re-read for anchors and prefixes). */
-const CACHED_BLOCKS = 64;
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -35,7 +31,7 @@ export class BlockReader {
     const bytes = await this.#source.read(start, length);
     this.bytesRead += bytes.length;
     this.#blocks.set(index, bytes);
-    if (this.#blocks.size > CACHED_BLOCKS) {
+    if (this.#blocks.size > TAIL_CACHED_BLOCKS) {
       const oldest = this.#blocks.keys().next().value;
       if (oldest !== undefined) this.#blocks.delete(oldest);
     }

@@ -11,6 +11,7 @@ import {
   MAX_TOKENS_PARAM,
   malformedCursor,
 } from "../../core/index.js";
+import { TAIL_DEFAULT_LIMIT, TAIL_DEFAULT_MAX_CHARS_PER_ITEM, TAIL_MAX_LIMIT } from "../limits.js";
 import type { SourceContext } from "../shared/context.js";
 import { type FileRef, readFileRef, writeFileRef } from "../shared/file-ref.js";
 import { APPEND_FINGERPRINT_BYTES } from "../shared/range-anchor.js";
@@ -76,12 +77,6 @@ function readTailState(r: ByteReader, ctx: SourceContext): TailCursorState {
     ...(tag & GREP_LITERAL ? { grepLiteral: true } : {}),
   };
 }
-
-/** Default and largest number of records on one page. */
-export const TAIL_DEFAULT_LIMIT = 50;
-export const TAIL_MAX_LIMIT = 1000;
-/** Default clamp of one record's text, in UTF-16 code units. */
-export const TAIL_DEFAULT_MAX_CHARS_PER_ITEM = 2000;
 
 /**
  * The layout of tail cursors: the page parameters (budget, records per page, per-record clamp),

@@ -27,6 +27,7 @@ import {
   versionString,
   withFields,
 } from "../../core/index.js";
+import { GREP_MAX_RECORD_BYTES, TAIL_SCAN_MAX_BYTES, TAIL_SCAN_MAX_MS } from "../limits.js";
 import { fileByteSource } from "../shared/byte-source.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorFilePath, type FileRef, refOfOpened } from "../shared/file-ref.js";
@@ -39,7 +40,7 @@ import {
   sameBytes,
 } from "../shared/range-anchor.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
-import { compileGrep, GREP_MAX_RECORD_BYTES, type RecordFilter } from "./grep.js";
+import { compileGrep, type RecordFilter } from "./grep.js";
 import { BlockReader, type RecordSpan, recordAt, recordBefore } from "./records.js";
 import {
   TAIL_ANCHOR_BYTES,
@@ -52,10 +53,6 @@ import {
 export const TAIL_END_ANCHOR_BYTES = 4096;
 /** Bytes on each side of a cursor's position that it anchors. */
 export const TAIL_POSITION_ANCHOR_BYTES = 512;
-/** A filtered (`grep`) page stops scanning after this many bytes; its cursor resumes there. */
-export const TAIL_SCAN_MAX_BYTES = 64 * 1024 * 1024;
-/** …or after this long, so a slow regular expression cannot hold a call indefinitely. */
-export const TAIL_SCAN_MAX_MS = 3000;
 /** Lower bound of the JSON around one item's text (`{"position":0,"text":""},`), in code units. */
 const ITEM_OVERHEAD_UNITS = 24;
 

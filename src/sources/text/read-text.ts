@@ -15,6 +15,7 @@ import {
   budgetTooSmall,
   codePointFloor,
   completeUtf8Length,
+  DEFAULT_MAX_TOKENS,
   type Estimator,
   type FileVersion,
   fitLargest,
@@ -24,6 +25,7 @@ import {
   PagewiseError,
   type Prediction,
   type Source,
+  STREAM_CHUNK_BYTES,
   TextCosts,
   versionString,
 } from "../../core/index.js";
@@ -96,7 +98,7 @@ export async function readLines(ctx: SourceContext, req: ReadLinesRequest): Prom
         "RESPONSE_TOO_LARGE",
         `The selected lines are ${tokens === undefined ? "more than" : "about"} ${tokens ?? req.maxReadTokens} tokens, over the ${req.maxReadTokens}-token limit for reading whole lines. Page through them with max_tokens, or select fewer lines with offset/limit.`,
         {
-          retry: { max_tokens: Math.min(8000, req.maxReadTokens) },
+          retry: { max_tokens: Math.min(DEFAULT_MAX_TOKENS, req.maxReadTokens) },
           limit: {
             name: "max_read_tokens",
             limit: req.maxReadTokens,
@@ -109,7 +111,7 @@ export async function readLines(ctx: SourceContext, req: ReadLinesRequest): Prom
     try {
       text = decoder.decode(bytes);
     } catch {
-      throw notText(undefined, 8000);
+      throw notText(undefined, DEFAULT_MAX_TOKENS);
     }
     const tokens = ctx.estimator.count(text);
     if (tokens > req.maxReadTokens) throw tooLarge(tokens);
@@ -133,7 +135,7 @@ async function readLineRange(
   let linesLeft = limit ?? Number.POSITIVE_INFINITY;
   while (position < source.size && linesLeft > 0 && taken <= maxBytes) {
     ctx.signal?.throwIfAborted();
-    let chunk = await source.read(position, Math.min(1 << 20, maxBytes + 1 - taken));
+    let chunk = await source.read(position, Math.min(STREAM_CHUNK_BYTES, maxBytes + 1 - taken));
     if (chunk.length === 0) break;
     if (Number.isFinite(linesLeft)) {
       const cut = afterNthNewline(chunk, linesLeft);

@@ -11,14 +11,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  compileGitignore,
-  isGitignoreSkip,
-  MAX_GITIGNORE_BYTES,
-  MAX_GITIGNORE_RULE_CHARS,
-  MAX_GITIGNORE_RULES,
-  readGitignore,
-} from "./gitignore.js";
+import { MAX_GITIGNORE_BYTES, MAX_GITIGNORE_RULE_CHARS, MAX_GITIGNORE_RULES } from "../limits.js";
+import { compileGitignore, isGitignoreSkip, readGitignore } from "./gitignore.js";
 import { type WalkOptions, type WalkStats, walk } from "./walk.js";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-gitignore-")));

@@ -17,25 +17,12 @@
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import ignore from "ignore";
-
-/** Largest `.gitignore` read, in bytes; a larger one is skipped (and reported). */
-export const MAX_GITIGNORE_BYTES = 1 << 20;
-/**
- * Rules in force at once for one directory (its own `.gitignore` plus those above it). Each entry
- * is tested against every rule in force, ≈ 0.5 µs a short rule (docs/list-search.md).
- */
-export const MAX_GITIGNORE_RULES = 1000;
-/**
- * Characters of the rules in force at once (their regexes' size). A test's cost grows with it and
- * with the path's length, and V8 compiles each regex on first use: 32 KiB holds ~1,000 rules of
- * real-world length and keeps a test of a long path, and the compile, to milliseconds.
- */
-export const MAX_GITIGNORE_RULE_CHARS = 32 * 1024;
-/**
- * `**` per rule: each `**` inside a rule becomes a nested `(?:/[^/]+)*` group, and the regex then
- * backtracks as depth^k (3 of them: 29 s on one 2,000-deep path), so more than 2 make the file skip.
- */
-export const MAX_GITIGNORE_GLOBSTARS_PER_RULE = 2;
+import {
+  MAX_GITIGNORE_BYTES,
+  MAX_GITIGNORE_GLOBSTARS_PER_RULE,
+  MAX_GITIGNORE_RULE_CHARS,
+  MAX_GITIGNORE_RULES,
+} from "../limits.js";
 
 /** Like git's `core.ignorecase` default: case-insensitive only where file systems usually are. */
 const IGNORE_CASE = process.platform === "darwin" || process.platform === "win32";

@@ -4,18 +4,13 @@
  * `.gitignore` files like git (read through confinement, capped), directories read through
  * confined descriptors, counts of what the rules left out.
  */
-export {
-  type GitignoreSkip,
-  MAX_GITIGNORE_BYTES,
-  MAX_GITIGNORE_GLOBSTARS_PER_RULE,
-  MAX_GITIGNORE_RULE_CHARS,
-  MAX_GITIGNORE_RULES,
-} from "./gitignore.js";
+// list.ts and search.ts take the walk's default from here.
+export { DEFAULT_MAX_WALK_ENTRIES } from "../limits.js";
+export type { GitignoreSkip } from "./gitignore.js";
 export { compareCodePoints } from "./order.js";
 export { type FilteredField, filteredField, skippedField, walkReportMembers } from "./report.js";
 export {
   ancestorsWithin,
-  DEFAULT_MAX_WALK_ENTRIES,
   type EntryType,
   type WalkEntry,
   type WalkFs,

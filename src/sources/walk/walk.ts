@@ -24,19 +24,19 @@ import * as nodeFs from "node:fs";
 import path from "node:path";
 import { PagewiseError } from "../../core/index.js";
 import {
+  MAX_GITIGNORE_BYTES,
+  MAX_GITIGNORE_RULE_CHARS,
+  MAX_GITIGNORE_RULES,
+  MAX_OPEN_WALK_DIRECTORIES,
+} from "../limits.js";
+import {
   compileGitignore,
   type GitignoreRules,
   type GitignoreSkip,
   isGitignoreSkip,
-  MAX_GITIGNORE_BYTES,
-  MAX_GITIGNORE_RULE_CHARS,
-  MAX_GITIGNORE_RULES,
   readGitignore,
 } from "./gitignore.js";
 import { compareCodePoints } from "./order.js";
-
-/** Directory entries one walk may read (`--max-walk-entries`). */
-export const DEFAULT_MAX_WALK_ENTRIES = 2_000_000;
 
 export type EntryType = "file" | "directory" | "symlink" | "other";
 
@@ -135,11 +135,6 @@ interface Frame {
 }
 
 const YIELD_EVERY_MS = 12;
-/**
- * Directory descriptors kept open at once (one per level of the current path). Deeper levels close
- * theirs after reading, and their entries are stat'ed by path.
- */
-const MAX_OPEN_DIRECTORIES = 64;
 /** Entries filtered between checks of the time slice (rule tests can cost ≈ 0.5 ms each). */
 const FILTER_CHECK_EVERY = 64;
 
@@ -362,7 +357,7 @@ class Walker {
     try {
       frame = await this.filterEntries(opened, abs, rel);
     } finally {
-      if (frame === undefined || !PROC_FD || this.openFds >= MAX_OPEN_DIRECTORIES) {
+      if (frame === undefined || !PROC_FD || this.openFds >= MAX_OPEN_WALK_DIRECTORIES) {
         nodeFs.closeSync(opened.fd);
       } else {
         this.openFds++;
