@@ -17,7 +17,7 @@ import {
   PagewiseError,
   toPagewiseError,
 } from "../core/index.js";
-import { createEngine, createMcpServer, runHttpServer } from "../mcp/index.js";
+import { createEngine, createMcpServer } from "../mcp/server.js";
 import {
   parseArgs as parseToolArgs,
   TOOLS,
@@ -178,6 +178,8 @@ async function serve(argv: string[]): Promise<number> {
   if (values.http !== undefined) {
     const { verifier, ...http } = httpSettingsFrom(values);
     const engine = await engineFrom(values, false);
+    // Loaded only here: a stdio server never pays for the HTTP stack at start-up.
+    const { runHttpServer } = await import("../mcp/http.js");
     try {
       await runHttpServer({
         engine,

@@ -11,14 +11,14 @@ import {
   ESTIMATOR_NAMES,
   MIN_CURSOR_KEY_BYTES,
 } from "../core/index.js";
-import { DEFAULT_JSON_LIMITS } from "../json/index.js";
+import { DEFAULT_JSON_LIMITS } from "../json/limits.js";
 import {
   DEFAULT_HTTP_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_SCANS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SCAN_QUEUE_MS,
-} from "../mcp/index.js";
+} from "../mcp/limits.js";
 import {
   DEFAULT_JSON_HANDLE_TTL_MS,
   DEFAULT_JSON_MAX_ITEMS,
@@ -35,7 +35,7 @@ import {
   TAIL_DEFAULT_LIMIT,
   TAIL_DEFAULT_MAX_CHARS_PER_ITEM,
   TAIL_MAX_LIMIT,
-} from "../sources/index.js";
+} from "../sources/limits.js";
 import { JSON_LIMIT_FLAGS } from "./settings.js";
 
 export const TERMINAL_COMMANDS = ["read", "list", "search", "tail", "json"] as const;

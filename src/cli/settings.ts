@@ -21,15 +21,14 @@ import {
   DEFAULT_MAX_CONCURRENT_SCANS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SCAN_QUEUE_MS,
-  isLoopbackHost,
-  parseListenAddress,
-} from "../mcp/index.js";
+} from "../mcp/limits.js";
+import { isLoopbackHost, parseListenAddress } from "../mcp/listen.js";
 import {
   DEFAULT_JSON_HANDLE_TTL_MS,
   DEFAULT_MAX_JSON_HANDLES,
   DEFAULT_MAX_WALK_ENTRIES,
   DEFAULT_SEARCH_STALL_MS,
-} from "../sources/index.js";
+} from "../sources/limits.js";
 import type { ToolSettings } from "../tools/index.js";
 
 export class UsageError extends Error {}

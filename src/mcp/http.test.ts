@@ -4,14 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Roots } from "../access/index.js";
 import { CursorCodec, createEstimator, ephemeralCursorKey } from "../core/index.js";
-import {
-  type HttpServerHandle,
-  isLoopbackHost,
-  type LogEntry,
-  parseListenAddress,
-  Semaphore,
-  startHttpServer,
-} from "./http.js";
+import { type HttpServerHandle, type LogEntry, Semaphore, startHttpServer } from "./http.js";
+import { isLoopbackHost, parseListenAddress } from "./listen.js";
 import { createEngine } from "./server.js";
 
 describe("parseListenAddress", () => {

@@ -6,15 +6,14 @@
 export {
   type HttpServerHandle,
   type HttpServerOptions,
-  isLoopbackHost,
   type LogEntry,
-  parseListenAddress,
   type RunHttpOptions,
   runHttpServer,
   Semaphore,
   startHttpServer,
 } from "./http.js";
 export * from "./limits.js";
+export { isLoopbackHost, parseListenAddress } from "./listen.js";
 export {
   type CallerResolver,
   type CallRecord,

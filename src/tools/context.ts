@@ -72,3 +72,14 @@ export function runTool<A, S>(
     given,
   );
 }
+
+let sourcesLayer: Promise<typeof import("../sources/index.js")> | undefined;
+
+/**
+ * The sources layer (walks, patterns, the JSON engine…), loaded by the first call that needs it:
+ * starting the server and answering `tools/list` do not pay for loading it.
+ */
+export function loadSources(): Promise<typeof import("../sources/index.js")> {
+  sourcesLayer ??= import("../sources/index.js");
+  return sourcesLayer;
+}

@@ -5,8 +5,7 @@ import {
   DEFAULT_MAX_TOKENS_CAP,
   PagewiseError,
 } from "../core/index.js";
-import { createReadSource, readLines } from "../sources/index.js";
-import { budgetParam, runTool, type ToolContext } from "./context.js";
+import { budgetParam, loadSources, runTool, type ToolContext } from "./context.js";
 import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -57,6 +56,7 @@ export const readTool: ToolDefinition<typeof readInput> = {
           },
         );
       }
+      const { readLines } = await loadSources();
       return readLines(ctx, {
         path: args.path,
         offset: args.offset,
@@ -64,6 +64,7 @@ export const readTool: ToolDefinition<typeof readInput> = {
         maxReadTokens: ctx.settings.maxReadTokens,
       });
     }
+    const { createReadSource } = await loadSources();
     return runTool(
       createReadSource(budgetParam(ctx.settings)),
       ctx,

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { PagewiseError } from "../core/index.js";
 import {
-  createTailSource,
   TAIL_DEFAULT_LIMIT,
   TAIL_DEFAULT_MAX_CHARS_PER_ITEM,
   TAIL_MAX_LIMIT,
-} from "../sources/index.js";
-import { budgetParam, runTool, type ToolContext } from "./context.js";
+} from "../sources/limits.js";
+import { budgetParam, loadSources, runTool, type ToolContext } from "./context.js";
 import { BUDGET_NOTE, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -64,6 +63,7 @@ export const tailTool: ToolDefinition<typeof tailInput> = {
       throw new PagewiseError("INVALID_ARGUMENT", "Pass either before or after, not both.");
     }
     const cursor = args.before ?? args.after;
+    const { createTailSource } = await loadSources();
     return runTool(
       createTailSource(budgetParam(ctx.settings)),
       ctx,
