@@ -90,17 +90,28 @@ const ITEM_ESTIMATORS: Record<ItemEstimatorName, Estimator> = {
   openviking: openvikingEstimator,
 };
 /**
- * Tokens an item may add to a page below its own count: its count is rounded up, and the
- * characters before it (`,`) can change how its first characters are charged.
+ * Items counted together: the count of a run of items as the page shows them (joined by commas)
+ * is within a token or two of what they add to the page, where items counted one by one are each
+ * rounded up — a prediction that good lets the page's first whole count be its last.
  */
-const ITEM_TOKENS_SLACK = 2;
+const ITEMS_PER_COUNT = 16;
+/**
+ * Tokens a counted run of items may add to a page below its count: the count is rounded up, and
+ * the characters before the run can change how its first characters are charged.
+ */
+const RUN_TOKENS_SLACK = 2;
+/** What rounding a count up adds on average: taken off each run's share, to centre predictions. */
+const ROUNDING_TOKENS = 0.5;
 
 /** An entry of the page: its JSON as the page shows it. */
 export interface ListedItem {
   readonly path: string;
   readonly json: string;
-  /** `itemTokens.estimator`'s count of `json`, when the job counted items. */
-  readonly tokens?: number;
+  /**
+   * With `itemTokens`: the tokens the item adds to a page (with the comma before it), its share
+   * by length of its run's count — fractional, for the fitter's prediction.
+   */
+  tokens?: number;
 }
 
 /** What a full walk knows about the whole listing. */
@@ -152,8 +163,10 @@ export async function runListJob(job: ListJob, hooks: ListHooks = {}): Promise<L
 class Collector {
   readonly items: ListedItem[] = [];
   private chars = 0;
-  /** Tokens the items add to a page at least (when the job counts items). */
+  /** Tokens the counted runs of items add to a page at least (when the job counts items). */
   private tokens = 0;
+  /** Items not yet counted (the current run). */
+  private counted = 0;
   private readonly glob;
   private readonly limit: number;
   private readonly estimator: Estimator | undefined;
@@ -195,12 +208,31 @@ class Collector {
     }
     const json = entryJson(entry.path, entry.type, st);
     this.chars += json.length;
-    if (this.estimator) {
-      const tokens = this.estimator.count(json);
-      this.tokens += Math.max(0, tokens - ITEM_TOKENS_SLACK);
-      this.items.push({ path: entry.path, json, tokens });
-    } else this.items.push({ path: entry.path, json });
+    this.items.push({ path: entry.path, json });
+    if (this.items.length - this.counted >= ITEMS_PER_COUNT) this.countRun();
     return true;
+  }
+
+  /** The collected items, each with its share of tokens when the job counts items. */
+  finish(): ListedItem[] {
+    this.countRun();
+    return this.items;
+  }
+
+  /** Counts the items not yet counted as one run, as the page shows them (joined by commas). */
+  private countRun(): void {
+    const { items, estimator } = this;
+    if (!estimator || this.counted === items.length) return;
+    let text = "";
+    for (let i = this.counted; i < items.length; i++) text += (i > 0 ? "," : "") + items[i]!.json;
+    const tokens = estimator.count(text);
+    this.tokens += Math.max(0, tokens - RUN_TOKENS_SLACK);
+    for (let i = this.counted; i < items.length; i++) {
+      const item = items[i]!;
+      item.tokens =
+        ((tokens - ROUNDING_TOKENS) * (item.json.length + (i > 0 ? 1 : 0))) / text.length;
+    }
+    this.counted = items.length;
   }
 }
 
@@ -255,7 +287,7 @@ async function continuePage(
       return true;
     },
   );
-  return { items: collector.items, more, stats, work: collector.work };
+  return { items: collector.finish(), more, stats, work: collector.work };
 }
 
 /** A full walk: every entry counted and hashed, the window's entries collected and lstat'ed. */
@@ -299,9 +331,10 @@ async function fullWalk(job: ListJob, collector: Collector, hooks: ListHooks): P
   hash.update(text);
   const version = hash.digest().subarray(0, LIST_VERSION_BYTES).toString("base64url");
   const start = after !== undefined ? before : offset;
+  const items = collector.finish();
   return {
-    items: collector.items,
-    more: start + collector.items.length < total,
+    items,
+    more: start + items.length < total,
     listing: { total, version, start },
     stats,
     work: collector.work,

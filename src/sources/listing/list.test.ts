@@ -263,17 +263,17 @@ describe("list continuations cost O(page)", () => {
   });
 
   it("stat only the entries the budget can show when the limit is larger", async () => {
-    const dir = path.join(base, "cost-4");
-    const job = filesJob(dir, {
-      kind: "after",
-      after: "d00",
-      limit: 1000,
-      since: Date.now() + 3_600_000,
+    const dir = path.join(base, "cost-16");
+    const window = { kind: "after", after: "d00", limit: 1000, since: Date.now() + 3_600_000 };
+    const next = await runListJob({
+      ...filesJob(dir, window as ListJob["window"]),
+      itemTokens: { estimator: "default", maxTokens: 1000 },
     });
-    const next = await runListJob({ ...job, itemTokens: { estimator: "default", maxTokens: 300 } });
-    // Each item is ≈ 35 tokens: 300 tokens cannot hold 10 of them.
-    expect(next.items.length).toBeGreaterThan(5);
-    expect(next.items.length).toBeLessThan(15);
+    const tokens = next.items.reduce((sum, item) => sum + item.tokens!, 0);
+    const perItem = tokens / next.items.length;
+    // Items are counted in runs of 16: collecting stops within one run past what 1000 tokens hold.
+    expect(tokens).toBeGreaterThan(1000);
+    expect(next.items.length).toBeLessThanOrEqual(Math.ceil(1000 / perItem) + 16);
     expect(next.work.entriesStatted).toBe(next.items.length);
     expect(next.more).toBe(true);
   });

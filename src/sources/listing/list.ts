@@ -313,7 +313,7 @@ function renderListPage(
     maxTokens,
     estimator,
     render,
-    (i) => (items[i]!.tokens ?? estimator.count(items[i]!.json)) + 1,
+    (i) => items[i]!.tokens ?? estimator.count(items[i]!.json) + 1,
   );
   if (fitted.amount === 0 && items.length > 0) {
     throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one entry");
