@@ -45,7 +45,8 @@
  *
  * Environment: BENCH_REPS (default 3), BENCH_LS_TREE (tree directory), BENCH_LS_FILES (default
  * 100000), BENCH_LS_ONLY=list,search,names (default all), BENCH_LS_BFS_REPS (the peer's
- * directory-by-directory walk, default BENCH_REPS), BENCH_PAGEWISE_BIN (another build).
+ * directory-by-directory walk, default BENCH_REPS), BENCH_LS_LIST_PEERS=0 (`list` against
+ * `find | sort` only, without the peer's three subjects), BENCH_PAGEWISE_BIN (another build).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -80,6 +81,8 @@ import {
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 const BFS_REPS = Number(process.env.BENCH_LS_BFS_REPS ?? REPS);
+/** Whether the `list` part runs the peer's subjects too (`BENCH_LS_LIST_PEERS=0`: pagewise and find). */
+const LIST_PEERS = process.env.BENCH_LS_LIST_PEERS !== "0";
 const FILES = Number(process.env.BENCH_LS_FILES ?? 100_000);
 const ONLY = new Set((process.env.BENCH_LS_ONLY ?? "list,search,names").split(","));
 /** Bump when the generator changes: a cached tree with another version is made again. */
@@ -966,9 +969,12 @@ async function benchList(expected) {
       run: async () => timeShell("find . -type f | LC_ALL=C sort", findOut),
     },
   ];
-  const runs = await interleave("list", subjects);
-  for (const r of runs["peer directory_tree (plain JSON-RPC client)"]) delete r.text;
-  for (const r of runs["peer list_directory (root)"]) delete r.text;
+  const runs = await interleave(
+    "list",
+    subjects.filter((s) => LIST_PEERS || !s.name.startsWith("peer ")),
+  );
+  for (const r of runs["peer directory_tree (plain JSON-RPC client)"] ?? []) delete r.text;
+  for (const r of runs["peer list_directory (root)"] ?? []) delete r.text;
 
   // Correctness, on the side.
   const found = readFileSync(findOut, "utf8")
@@ -1055,36 +1061,40 @@ async function benchList(expected) {
         fmtSize(pwSizes.maxChars, pwSizes.maxTokens),
         fmtSize(pwSizes.chars, pwSizes.tokens),
       ],
-      [
-        "peer list_directory of the root",
-        1,
-        fmtN(root[0].entries),
-        fmtMs(med(root, "wallMs")),
-        fmtMs(med(root, "cpuMs")),
-        fmtBytes(med(root, "peakRss")),
-        fmtSize(rootSizes.chars, rootSizes.tokens),
-        "—",
-      ],
-      [
-        `peer list_directory of every directory, breadth-first${BFS_REPS !== REPS ? ` (${BFS_REPS} run${BFS_REPS > 1 ? "s" : ""})` : ""}`,
-        fmtN(bfs[0].calls),
-        `${fmtN(bfs[0].entries)} (${fmtN(bfs[0].files)} [FILE])`,
-        fmtMs(med(bfs, "wallMs")),
-        fmtMs(med(bfs, "cpuMs")),
-        fmtBytes(med(bfs, "peakRss")),
-        fmtSize(bfsSizes.maxChars, bfsSizes.maxTokens),
-        fmtSize(bfsSizes.chars, bfsSizes.tokens),
-      ],
-      [
-        "peer directory_tree of the root (plain JSON-RPC client)",
-        1,
-        `${fmtN(treeSizes.entries)} (${fmtN(treeSizes.files)} files)`,
-        fmtMs(med(tree, "wallMs")),
-        fmtMs(med(tree, "cpuMs")),
-        fmtBytes(med(tree, "peakRss")),
-        `${fmtSize(treeSizes.chars, treeSizes.tokens)} (${fmtBytes(treeSizes.wire)} on the wire)`,
-        "—",
-      ],
+      ...(LIST_PEERS
+        ? [
+            [
+              "peer list_directory of the root",
+              1,
+              fmtN(root[0].entries),
+              fmtMs(med(root, "wallMs")),
+              fmtMs(med(root, "cpuMs")),
+              fmtBytes(med(root, "peakRss")),
+              fmtSize(rootSizes.chars, rootSizes.tokens),
+              "—",
+            ],
+            [
+              `peer list_directory of every directory, breadth-first${BFS_REPS !== REPS ? ` (${BFS_REPS} run${BFS_REPS > 1 ? "s" : ""})` : ""}`,
+              fmtN(bfs[0].calls),
+              `${fmtN(bfs[0].entries)} (${fmtN(bfs[0].files)} [FILE])`,
+              fmtMs(med(bfs, "wallMs")),
+              fmtMs(med(bfs, "cpuMs")),
+              fmtBytes(med(bfs, "peakRss")),
+              fmtSize(bfsSizes.maxChars, bfsSizes.maxTokens),
+              fmtSize(bfsSizes.chars, bfsSizes.tokens),
+            ],
+            [
+              "peer directory_tree of the root (plain JSON-RPC client)",
+              1,
+              `${fmtN(treeSizes.entries)} (${fmtN(treeSizes.files)} files)`,
+              fmtMs(med(tree, "wallMs")),
+              fmtMs(med(tree, "cpuMs")),
+              fmtBytes(med(tree, "peakRss")),
+              `${fmtSize(treeSizes.chars, treeSizes.tokens)} (${fmtBytes(treeSizes.wire)} on the wire)`,
+              "—",
+            ],
+          ]
+        : []),
       [
         "find . -type f | LC_ALL=C sort",
         "1 process",
@@ -1109,22 +1119,26 @@ async function benchList(expected) {
         ratio(med(P, "firstPeakRss"), med(find, "peakRss")),
         ratio(pwSizes.first.chars, findSizes.chars),
       ],
-      [
-        "first page",
-        "peer list_directory (root)",
-        ratio(med(P, "firstMs"), med(root, "wallMs")),
-        ratio(med(P, "firstCpuMs"), med(root, "cpuMs")),
-        ratio(med(P, "firstPeakRss"), med(root, "peakRss")),
-        ratio(pwSizes.first.chars, rootSizes.chars),
-      ],
-      [
-        "first page",
-        "peer directory_tree",
-        ratio(med(P, "firstMs"), med(tree, "wallMs")),
-        ratio(med(P, "firstCpuMs"), med(tree, "cpuMs")),
-        ratio(med(P, "firstPeakRss"), med(tree, "peakRss")),
-        ratio(pwSizes.first.chars, treeSizes.chars),
-      ],
+      ...(LIST_PEERS
+        ? [
+            [
+              "first page",
+              "peer list_directory (root)",
+              ratio(med(P, "firstMs"), med(root, "wallMs")),
+              ratio(med(P, "firstCpuMs"), med(root, "cpuMs")),
+              ratio(med(P, "firstPeakRss"), med(root, "peakRss")),
+              ratio(pwSizes.first.chars, rootSizes.chars),
+            ],
+            [
+              "first page",
+              "peer directory_tree",
+              ratio(med(P, "firstMs"), med(tree, "wallMs")),
+              ratio(med(P, "firstCpuMs"), med(tree, "cpuMs")),
+              ratio(med(P, "firstPeakRss"), med(tree, "peakRss")),
+              ratio(pwSizes.first.chars, treeSizes.chars),
+            ],
+          ]
+        : []),
       [
         "full walk",
         "find | sort",
@@ -1133,26 +1147,30 @@ async function benchList(expected) {
         ratio(med(P, "peakRss"), med(find, "peakRss")),
         ratio(pwSizes.maxChars, findSizes.chars),
       ],
-      [
-        "full walk",
-        "peer list_directory (every directory)",
-        ratio(fullMs, med(bfs, "wallMs")),
-        ratio(fullCpu, med(bfs, "cpuMs")),
-        ratio(med(P, "peakRss"), med(bfs, "peakRss")),
-        ratio(pwSizes.maxChars, bfsSizes.maxChars),
-      ],
-      [
-        "full walk",
-        "peer directory_tree",
-        ratio(fullMs, med(tree, "wallMs")),
-        ratio(fullCpu, med(tree, "cpuMs")),
-        ratio(med(P, "peakRss"), med(tree, "peakRss")),
-        ratio(pwSizes.maxChars, treeSizes.chars),
-      ],
+      ...(LIST_PEERS
+        ? [
+            [
+              "full walk",
+              "peer list_directory (every directory)",
+              ratio(fullMs, med(bfs, "wallMs")),
+              ratio(fullCpu, med(bfs, "cpuMs")),
+              ratio(med(P, "peakRss"), med(bfs, "peakRss")),
+              ratio(pwSizes.maxChars, bfsSizes.maxChars),
+            ],
+            [
+              "full walk",
+              "peer directory_tree",
+              ratio(fullMs, med(tree, "wallMs")),
+              ratio(fullCpu, med(tree, "cpuMs")),
+              ratio(med(P, "peakRss"), med(tree, "peakRss")),
+              ratio(pwSizes.maxChars, treeSizes.chars),
+            ],
+          ]
+        : []),
     ],
   );
   console.log(
-    `\nFull walk pages at max_tokens 100000: median ${fmtMs(med(P, "bigPageMs"))}, p90 ${fmtMs(med(P, "bigPageP90Ms"))}, slowest ${fmtMs(med(P, "bigPageMaxMs"))}; pages slower than 4× the median (a re-walk after the listing cache's 10 s TTL): ${P.map((r) => r.slowPages).join(", ")} per run. A default-budget walk would take ${fmtN(want.length / med(P, "sampleItems"))} calls (≈ ${fmtMs((want.length / med(P, "sampleItems")) * med(P, "sampleMs"))} at the median page).`,
+    `\nFull walk pages at max_tokens 100000: median ${fmtMs(med(P, "bigPageMs"))}, p90 ${fmtMs(med(P, "bigPageP90Ms"))}, slowest ${fmtMs(med(P, "bigPageMaxMs"))}; pages slower than 4× the median: ${P.map((r) => r.slowPages).join(", ")} per run. A default-budget walk would take ${fmtN(want.length / med(P, "sampleItems"))} calls (≈ ${fmtMs((want.length / med(P, "sampleItems")) * med(P, "sampleMs"))} at the median page).`,
   );
 }
 

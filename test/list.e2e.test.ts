@@ -191,6 +191,46 @@ describe("list over stdio", () => {
     expect(again.json.version).toBe(lastVersion);
   });
 
+  it("continues with the first page's total and version until a page reads a changed directory", async () => {
+    const dir = path.join(root, "semantics");
+    for (const d of ["a", "b", "c"]) {
+      mkdirSync(path.join(dir, d), { recursive: true });
+      for (let i = 0; i < 5; i++) writeFileSync(path.join(dir, d, `${d}${i}`), "x");
+    }
+    // Directories changed less than 2 s before a full walk (timestamps rounded to the second)
+    // count as changed since: let the tree age first.
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const args = { path: "semantics", recursive: true, type: "file", limit: 7 };
+    const first = await serverA.call("list", args);
+    expect(first.json.items.at(-1).path).toBe("b/b1");
+    expect(first.json.pagination.total).toBe(15);
+    // A change in "a", which the next page does not read (it reads "", "b" and "c").
+    unlinkSync(path.join(dir, "a", "a0"));
+    const second = await serverA.call("list", { cursor: first.json.next_cursor });
+    expect(second.json.items.map((i: { path: string }) => i.path)).toEqual([
+      "b/b2",
+      "b/b3",
+      "b/b4",
+      "c/c0",
+      "c/c1",
+      "c/c2",
+      "c/c3",
+    ]);
+    expect(second.json.pagination).toMatchObject({ total: 15, offset: 7, has_more: true });
+    expect(second.json.version).toBe(first.json.version);
+    const fresh = await serverA.call("list", args);
+    expect(fresh.json.pagination.total).toBe(14);
+    expect(fresh.json.version).not.toBe(first.json.version);
+    // A change in "c", which the next page reads: it walks again and reports the current listing.
+    writeFileSync(path.join(dir, "c", "c5"), "x");
+    const third = await serverA.call("list", { cursor: second.json.next_cursor });
+    expect(third.json.items.map((i: { path: string }) => i.path)).toEqual(["c/c4", "c/c5"]);
+    expect(third.json.pagination).toMatchObject({ total: 15, offset: 13, has_more: false });
+    const now = await serverA.call("list", args);
+    expect(third.json.version).toBe(now.json.version);
+    expect(third.json.version).not.toBe(fresh.json.version);
+  });
+
   it("answers hostile inputs with structured errors or documented entries, never a hang", async () => {
     const dir = path.join(root, "hostile");
     mkdirSync(path.join(dir, "a"), { recursive: true });

@@ -21,6 +21,7 @@ import {
 } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
 import { startSwapRace } from "../walk/test-support/swap-race.js";
+import { type ListJob, type ListResult, RACY_WINDOW_MS, runListJob } from "./collect.js";
 import { createListSource } from "./list.js";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-list-")));
@@ -33,16 +34,45 @@ const ctx: SourceContext = {
 };
 let counter = 0;
 
-const source = createListSource({
-  maxTokens: { name: "max_tokens", default: 100_000, max: 100_000 },
+const MAX_TOKENS = { name: "max_tokens", default: 100_000, max: 100_000 };
+const source = createListSource({ maxTokens: MAX_TOKENS });
+/**
+ * A source whose full walks are dated an hour ahead: no directory counts as changed since, so
+ * every continuation takes the O(page) path (changes between pages are never seen as such).
+ */
+const quietResults: ListResult[] = [];
+const quietSource = createListSource({
+  maxTokens: MAX_TOKENS,
+  now: () => Date.now() + 3_600_000,
+  onResult: (r) => quietResults.push(r),
 });
-const page = async (args: Record<string, unknown>) => {
-  const { cursor, limit, ...rest } = args as { cursor?: string; limit?: number };
-  const run = { codec: ctx.codec, identity: ctx.caller.identity, context: ctx };
-  return JSON.parse(await runSource(source, run, rest, cursor, { limit }));
+type Page = {
+  items: Array<{ path: string; type: string; size: number; mtime: string }>;
+  pagination: {
+    total: number;
+    limit: number;
+    offset: number;
+    has_more: boolean;
+    next_offset: number | null;
+  };
+  next_cursor: string | null;
+  version: string;
+  filtered?: { ignored?: number; hidden?: number };
 };
+const pageOf =
+  (src: typeof source) =>
+  async (args: Record<string, unknown>): Promise<Page> => {
+    const { cursor, limit, ...rest } = args as { cursor?: string; limit?: number };
+    const run = { codec: ctx.codec, identity: ctx.caller.identity, context: ctx };
+    return JSON.parse(await runSource(src, run, rest, cursor, { limit }));
+  };
+const page = pageOf(source);
+const quietPage = pageOf(quietSource);
 
-describe("list key-set continuation", () => {
+describe.each([
+  ["a continuation re-walks when a directory it reads changed", page],
+  ["continuations read only their own part of the tree", quietPage],
+])("list key-set continuation (%s)", (_, page) => {
   it("never duplicates or skips an entry that exists throughout (property)", async () => {
     const names = fc.uniqueArray(fc.stringMatching(/^[a-c][a-c\-.]{0,3}$/), {
       minLength: 1,
@@ -169,4 +199,148 @@ describe("list confines what it reads", () => {
     expect(insideSeen).toBeGreaterThan(0);
     expect(outsideSeen).toBe(0);
   }, 60_000);
+});
+
+/** `dir/dAA/sB/fC` for A < tops, B < 4, C < 10: 40 files and 5 directories per top directory. */
+function makeTree(dir: string, tops: number): void {
+  for (let a = 0; a < tops; a++) {
+    const top = `d${String(a).padStart(2, "0")}`;
+    for (let b = 0; b < 4; b++) {
+      mkdirSync(path.join(dir, top, `s${b}`), { recursive: true });
+      for (let c = 0; c < 10; c++) writeFileSync(path.join(dir, top, `s${b}`, `f${c}`), "x");
+    }
+  }
+}
+
+const filesJob = (dir: string, window: ListJob["window"]): ListJob => ({
+  dir,
+  ancestors: [],
+  query: {
+    recursive: true,
+    glob: undefined,
+    type: "file",
+    includeHidden: false,
+    respectGitignore: true,
+  },
+  maxWalkEntries: 1_000_000,
+  window,
+  maxPageChars: 1_000_000,
+});
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const paths = (r: ListResult) => r.items.map((i) => i.path);
+
+describe("list continuations cost O(page)", () => {
+  it("read the same directories and stat the same entries whatever the size of the tree", async () => {
+    const work: Record<string, { first: ListResult["work"]; next: ListResult["work"] }> = {};
+    for (const tops of [4, 16]) {
+      const dir = path.join(base, `cost-${tops}`);
+      makeTree(dir, tops);
+      const first = await runListJob(filesJob(dir, { kind: "offset", offset: 0, limit: 5 }));
+      expect(first.listing?.total).toBe(tops * 40);
+      const next = await runListJob(
+        filesJob(dir, {
+          kind: "after",
+          after: "d01/s2/f3",
+          limit: 25,
+          since: Date.now() + 3_600_000,
+        }),
+      );
+      expect(next.listing).toBeUndefined();
+      expect(next.more).toBe(true);
+      expect(paths(next)).toEqual([
+        ...[4, 5, 6, 7, 8, 9].map((c) => `d01/s2/f${c}`),
+        ...Array.from({ length: 10 }, (_, c) => `d01/s3/f${c}`),
+        ...Array.from({ length: 9 }, (_, c) => `d02/s0/f${c}`),
+      ]);
+      work[tops] = { first: first.work, next: next.work };
+    }
+    // The first page reads every directory (1 + 5 per top directory) and stats its 5 entries.
+    expect(work[4]!.first).toEqual({ directoriesRead: 21, entriesStatted: 5 });
+    expect(work[16]!.first).toEqual({ directoriesRead: 81, entriesStatted: 5 });
+    // A continuation: the cursor's path ("", d1, d01/s2), then d01/s3, d2, d02/s0; its 25 entries.
+    expect(work[4]!.next).toEqual({ directoriesRead: 6, entriesStatted: 25 });
+    expect(work[16]!.next).toEqual(work[4]!.next);
+  });
+
+  it("stat only the entries the budget can show when the limit is larger", async () => {
+    const dir = path.join(base, "cost-16");
+    const window = { kind: "after", after: "d00", limit: 1000, since: Date.now() + 3_600_000 };
+    const next = await runListJob({
+      ...filesJob(dir, window as ListJob["window"]),
+      itemTokens: { estimator: "default", maxTokens: 1000 },
+    });
+    const tokens = next.items.reduce((sum, item) => sum + item.tokens!, 0);
+    const perItem = tokens / next.items.length;
+    // Items are counted in runs of 16: collecting stops within one run past what 1000 tokens hold.
+    expect(tokens).toBeGreaterThan(1000);
+    expect(next.items.length).toBeLessThanOrEqual(Math.ceil(1000 / perItem) + 16);
+    expect(next.work.entriesStatted).toBe(next.items.length);
+    expect(next.more).toBe(true);
+  });
+});
+
+describe("list continuations and changes", () => {
+  it("walk the whole listing again when a directory they read changed since the last full walk, and only then", async () => {
+    const dir = path.join(base, "changes");
+    makeTree(dir, 3);
+    await sleep(50);
+    // The last full walk "began" now: a directory whose ctime is later counts as changed.
+    const since = Date.now() + RACY_WINDOW_MS;
+    await sleep(50);
+    const next = () =>
+      runListJob(filesJob(dir, { kind: "after", after: "d01/s2/f3", limit: 5, since }));
+
+    // A change in a directory before the cursor's path: not read, not seen.
+    unlinkSync(path.join(dir, "d00/s0/f0"));
+    const unseen = await next();
+    expect(unseen.listing).toBeUndefined();
+    expect(paths(unseen)).toEqual([
+      "d01/s2/f4",
+      "d01/s2/f5",
+      "d01/s2/f6",
+      "d01/s2/f7",
+      "d01/s2/f8",
+    ]);
+    expect(unseen.work.directoriesRead).toBe(3);
+
+    // A change in a directory the page reads: the listing is walked again, total and position exact.
+    writeFileSync(path.join(dir, "d01/s2/f3a"), "new");
+    const seen = await next();
+    expect(seen.listing).toMatchObject({ total: 120, start: 40 + 20 + 3 });
+    expect(paths(seen)).toEqual(["d01/s2/f3a", "d01/s2/f4", "d01/s2/f5", "d01/s2/f6", "d01/s2/f7"]);
+    expect(seen.work.directoriesRead).toBe(3 + 16);
+  });
+
+  it("report the total, version and filtered counts of the last full walk, at the next offset", async () => {
+    const dir = path.join(base, "carried");
+    makeTree(dir, 2);
+    writeFileSync(path.join(dir, ".gitignore"), "f9\n");
+    writeFileSync(path.join(dir, "d01/.hidden"), "x");
+    const first = await quietPage({ path: "carried", recursive: true, type: "file", limit: 7 });
+    expect(first.pagination).toMatchObject({ total: 72, offset: 0, next_offset: 7 });
+    expect(first.filtered).toMatchObject({ ignored: 8, hidden: 2 });
+    // Changes before the cursor, in directories the continuation does not read.
+    unlinkSync(path.join(dir, "d00/s0/f0"));
+    writeFileSync(path.join(dir, "d00/s0/f00"), "x");
+    writeFileSync(path.join(dir, "d00/s0/f01"), "x");
+    quietResults.length = 0;
+    const next = await quietPage({ cursor: first.next_cursor });
+    expect(quietResults[0]!.listing).toBeUndefined();
+    expect(next.items.map((i) => i.path)).toEqual([
+      "d00/s0/f7",
+      "d00/s0/f8",
+      "d00/s1/f0",
+      "d00/s1/f1",
+      "d00/s1/f2",
+      "d00/s1/f3",
+      "d00/s1/f4",
+    ]);
+    expect(next.pagination).toMatchObject({ total: 72, offset: 7, next_offset: 14 });
+    expect(next.version).toBe(first.version);
+    expect(next.filtered).toEqual(first.filtered);
+    // A page without a cursor walks the tree again: the current total and a new version.
+    const again = await quietPage({ path: "carried", recursive: true, type: "file", limit: 7 });
+    expect(again.pagination.total).toBe(73);
+    expect(again.version).not.toBe(first.version);
+  });
 });

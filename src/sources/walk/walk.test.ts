@@ -71,6 +71,53 @@ describe("walk", () => {
     );
   });
 
+  it("starts right after a given path, present or not: the full walk's suffix (property)", async () => {
+    const pathPart = fc
+      .array(fc.constantFrom("a", "b", "-", "é", "😀", "0", " "), { minLength: 1, maxLength: 3 })
+      .map((cs) => cs.join(""));
+    await fc.assert(
+      fc.asyncProperty(
+        treeArb,
+        fc.nat(),
+        fc.array(pathPart, { minLength: 1, maxLength: 3 }),
+        async (tree, pick, invented) => {
+          const dir = path.join(base, `after${counter++}`);
+          materialize(dir, tree);
+          const full = (await collect(dir)).map((e) => e.path);
+          // A path of the walk, or one that does not exist (deleted since it was returned).
+          const after =
+            full.length > 0 && pick % 3 !== 0 ? full[pick % full.length]! : invented.join("/");
+          const got = (await collect(dir, { ...OPTIONS, after })).map((e) => e.path);
+          expect(got).toEqual(full.filter((p) => compareCodePoints(p, after) > 0));
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it("reads only the directories on the path it starts after, then the ones it walks", async () => {
+    const dir = path.join(base, "after-cost");
+    const tree: Tree = {};
+    for (let a = 0; a < 8; a++) {
+      const sub: Tree = {};
+      for (let b = 0; b < 8; b++) sub[`s${b}`] = { f0: null, f1: null };
+      tree[`d${a}`] = sub;
+    }
+    materialize(dir, tree);
+    const read: string[] = [];
+    const visited: string[] = [];
+    await walk(
+      dir,
+      { ...OPTIONS, after: "d3/s5/f0", onDirectoryRead: (rel) => read.push(rel) },
+      (e) => {
+        visited.push(e.path);
+        return visited.length < 4;
+      },
+    );
+    expect(visited).toEqual(["d3/s5/f1", "d3/s6", "d3/s6/f0", "d3/s6/f1"]);
+    expect(read).toEqual(["", "d3", "d3/s5", "d3/s6"]);
+  });
+
   it("honours nested .gitignore files like git, and always skips .git", async () => {
     const dir = path.join(base, "gi");
     materialize(dir, {

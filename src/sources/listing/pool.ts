@@ -1,0 +1,57 @@
+/**
+ * @module
+ * Runs `list` jobs in worker threads, so that the walk's directory reads and stats never block the
+ * thread that serves requests; a cancelled request terminates its worker at once. Threads are
+ * shared with nothing else and kept idle between calls (a continuation costs a few milliseconds;
+ * starting a thread would cost more).
+ *
+ * Where the compiled worker is missing (tests run on the TypeScript sources), jobs run in-process.
+ */
+import { isPagewiseError, PagewiseError } from "../../core/index.js";
+import { GuardedWorkers, MAX_LIVE_WORKERS } from "../pattern/index.js";
+import { type ListJob, type ListResult, runListJob } from "./collect.js";
+
+/**
+ * Milliseconds a walk may go without reporting progress before it is stopped: a directory read
+ * that does not return for this long is a file system that does not answer, not a slow tree.
+ */
+export const LIST_STALL_MS = 30_000;
+
+const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_LIVE_WORKERS);
+
+export interface ListRunOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (entriesRead: number) => void;
+  /** Run in this thread (tests). */
+  readonly inProcess?: boolean;
+}
+
+export async function runListJobInWorker(
+  job: ListJob,
+  options: ListRunOptions = {},
+): Promise<ListResult> {
+  const { signal, onProgress } = options;
+  if (options.inProcess || !workers.available()) {
+    return runListJob(job, {
+      ...(signal ? { signal } : {}),
+      ...(onProgress ? { tick: onProgress } : {}),
+    });
+  }
+  try {
+    return await workers.run<ListResult>(job, {
+      ...(signal ? { signal } : {}),
+      stallMs: LIST_STALL_MS,
+      ...(onProgress ? { onProgress: (msg) => onProgress(Number(msg.entries ?? 0)) } : {}),
+    });
+  } catch (err) {
+    // The guard's own message speaks of patterns; a walk stalls on a file system.
+    if (isPagewiseError(err) && err.details.limit?.name === "search_stall_ms") {
+      throw new PagewiseError(
+        "RESOURCE_LIMIT_EXCEEDED",
+        `Reading the directory tree made no progress for ${LIST_STALL_MS} ms and was stopped: a file system under it does not answer. List another directory, or try again later.`,
+        { limit: { name: "list_stall_ms", limit: LIST_STALL_MS, value: LIST_STALL_MS } },
+      );
+    }
+    throw err;
+  }
+}
