@@ -69,6 +69,11 @@ export const MAX_BACKTRACKING_GLOB_WILDCARDS = 3;
 /** How long a guarded pattern job may make no progress before it is stopped (`--search-stall-ms`). */
 export const DEFAULT_SEARCH_STALL_MS = 5000;
 /**
+ * How long a `list` walk may make no progress before it is stopped: a directory read that does not
+ * return for this long is a file system that does not answer, not a slow tree.
+ */
+export const LIST_STALL_MS = 30_000;
+/**
  * Worker threads one pool runs at once: one per core (2 to 4). Each costs tens of MiB, so a flood
  * of calls queues for threads instead of starting one each, and memory stays bounded.
  */

@@ -20,7 +20,7 @@ import {
   type PageRequest,
   type Source,
 } from "../../core/index.js";
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from "../limits.js";
+import { DEFAULT_LIST_LIMIT, DEFAULT_MAX_WALK_ENTRIES, MAX_LIST_LIMIT } from "../limits.js";
 import { compileGlob } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import {
@@ -29,12 +29,7 @@ import {
   readFileRef,
   writeFileRef,
 } from "../shared/file-ref.js";
-import {
-  ancestorsWithin,
-  DEFAULT_MAX_WALK_ENTRIES,
-  type WalkStats,
-  walkReportMembers,
-} from "../walk/index.js";
+import { ancestorsWithin, type WalkStats, walkReportMembers } from "../walk/index.js";
 import {
   type ItemEstimatorName,
   LIST_VERSION_BYTES,

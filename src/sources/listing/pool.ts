@@ -2,20 +2,15 @@
  * @module
  * Runs `list` jobs in worker threads, so that the walk's directory reads and stats never block the
  * thread that serves requests; a cancelled request terminates its worker at once. Threads are
- * shared with nothing else and kept idle between calls (a continuation costs a few milliseconds;
- * starting a thread would cost more).
+ * kept idle between calls (a continuation costs a few milliseconds; starting a thread would cost
+ * more) and count against the process-wide budget of live worker threads.
  *
  * Where the compiled worker is missing (tests run on the TypeScript sources), jobs run in-process.
  */
 import { isPagewiseError, PagewiseError } from "../../core/index.js";
-import { GuardedWorkers, MAX_LIVE_WORKERS } from "../pattern/index.js";
+import { LIST_STALL_MS, MAX_LIVE_WORKERS } from "../limits.js";
+import { GuardedWorkers } from "../pattern/index.js";
 import { type ListJob, type ListResult, runListJob } from "./collect.js";
-
-/**
- * Milliseconds a walk may go without reporting progress before it is stopped: a directory read
- * that does not return for this long is a file system that does not answer, not a slow tree.
- */
-export const LIST_STALL_MS = 30_000;
 
 const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_LIVE_WORKERS);
 

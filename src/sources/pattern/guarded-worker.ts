@@ -84,16 +84,19 @@ export class Slots {
   }
 }
 
+/**
+ * Worker threads running at once across every pool of the process (scans, walks, guarded
+ * regexes): a flood that mixes tools cannot start more threads than one tool alone.
+ */
+const liveThreads = new Slots(MAX_LIVE_WORKERS);
+
 export class GuardedWorkers {
   private readonly idle: Worker[] = [];
-  private readonly slots: Slots;
   constructor(
     private readonly url: URL,
     private readonly maxIdle: number,
-    maxLive: number = MAX_LIVE_WORKERS,
-  ) {
-    this.slots = new Slots(maxLive);
-  }
+    private readonly slots: Slots = liveThreads,
+  ) {}
 
   run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
     return this.slots.run(options.signal, () => this.runNow<T>(job, options));

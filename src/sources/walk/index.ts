@@ -5,7 +5,6 @@
  * confined descriptors, counts of what the rules left out.
  */
 // list.ts and search.ts take the walk's default from here.
-export { DEFAULT_MAX_WALK_ENTRIES } from "../limits.js";
 export type { GitignoreSkip } from "./gitignore.js";
 export { compareCodePoints } from "./order.js";
 export { type FilteredField, filteredField, skippedField, walkReportMembers } from "./report.js";
