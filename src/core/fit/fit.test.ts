@@ -81,6 +81,36 @@ describe("fitting cost", () => {
   });
 });
 
+describe("fitting cost over many pages", () => {
+  it("usually confirms a predicted page with one whole-page count after the smallest page", () => {
+    let pageCounts = 0;
+    const estimator = {
+      ...defaultEstimator,
+      count(t: string) {
+        if (t.startsWith('{"uri"')) pageCounts++;
+        return defaultEstimator.count(t);
+      },
+    };
+    const line = (i: number) =>
+      `2026-12-03T10:${String(i % 60).padStart(2, "0")}:00Z INFO request id=${(i * 7919) % 100_003} path=/api/v1/items/${i} status=200 took=${i % 97}ms\n`;
+    const text = Array.from({ length: 20_000 }, (_, i) => line(i)).join("");
+    for (const budget of [8000, 25_000]) {
+      const counts: number[] = [];
+      let at = 0;
+      while (at < text.length && counts.length < 40) {
+        pageCounts = 0;
+        const rest = text.slice(at, at + budget * 8);
+        const fitted = fitTextPrefix(rest, budget, estimator, render(rest));
+        counts.push(pageCounts);
+        at += fitted.amount;
+      }
+      counts.sort((a, b) => a - b);
+      // The smallest page, then the predicted cut confirmed within the fill tolerance.
+      expect(counts[Math.floor(counts.length / 2)], `budget ${budget}`).toBe(2);
+    }
+  });
+});
+
 describe("fitItemCount", () => {
   it("takes the most items that fit, possibly none", () => {
     fc.assert(
