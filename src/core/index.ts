@@ -34,6 +34,7 @@ export {
   fitItemCount,
   fitLargest,
   fitTextPrefix,
+  itemShare,
   jsonEscaped,
   type LargestFit,
   PieceCosts,

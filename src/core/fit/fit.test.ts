@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultEstimator } from "../estimate/default.js";
 import { countOpenviking, openvikingEstimator } from "../estimate/openviking.js";
-import { codePointFloor, fitItemCount, fitTextPrefix } from "./fit.js";
+import { codePointFloor, fitItemCount, fitTextPrefix, itemShare } from "./fit.js";
 
 const render = (text: string) => (units: number) =>
   JSON.stringify({
@@ -107,6 +107,36 @@ describe("fitting cost over many pages", () => {
       counts.sort((a, b) => a - b);
       // The smallest page, then the predicted cut confirmed within the fill tolerance.
       expect(counts[Math.floor(counts.length / 2)], `budget ${budget}`).toBe(2);
+    }
+  });
+});
+
+describe("item predictions", () => {
+  it("fill a page of small JSON items with a few whole-page counts, however many items fit", () => {
+    let pageCounts = 0;
+    const estimator = {
+      ...defaultEstimator,
+      count(t: string) {
+        if (t.startsWith('{"items"')) pageCounts++;
+        return defaultEstimator.count(t);
+      },
+    };
+    const items = Array.from(
+      { length: 2000 },
+      (_, i) => `{"path":"/${i + 100_000}/id","value":${(i * 7919) % 1_000_003}}`,
+    );
+    const tokens = items.map((j) => defaultEstimator.count(j));
+    const page = (count: number) => `{"items":[${items.slice(0, count).join(",")}]}`;
+    for (const budget of [2000, 8000, 25_000]) {
+      pageCounts = 0;
+      const fitted = fitItemCount(items.length, budget, estimator, page, (i) =>
+        itemShare(tokens[i]!),
+      );
+      expect(fitted.tokens).toBeLessThanOrEqual(budget);
+      // Maximal: one more item does not fit.
+      expect(defaultEstimator.count(page(fitted.amount + 1))).toBeGreaterThan(budget);
+      // The empty page, then the predicted count and at most two corrections, however many items.
+      expect(pageCounts, `budget ${budget}`).toBeLessThanOrEqual(4);
     }
   });
 });

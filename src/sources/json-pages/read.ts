@@ -20,6 +20,7 @@ import {
   budgetTooSmall,
   type Estimator,
   fitItemCount,
+  itemShare,
   type PageParam,
   type PageRequest,
   PagewiseError,
@@ -252,7 +253,7 @@ async function buildPage(
 
   const available = Math.min(items.length, plan.maxItems);
   // Perf: each item was counted once when it was made; the sum predicts the page.
-  const itemCost = (i: number) => items[i]!.tokens + 1;
+  const itemCost = (i: number) => itemShare(items[i]!.tokens);
   let fitted = fitItemCount(available, maxTokens, estimator, render, itemCost);
   if (fitted.amount === 0 && available > 0 && !items[0]!.truncated) {
     items[0] = truncatedItem(builder, items[0]!.match);
@@ -342,7 +343,7 @@ async function collectItems(
       }
       const item = await makeItem(builder, next.value);
       items.push(item);
-      sum += item.tokens + 1;
+      sum += itemShare(item.tokens);
     }
   } catch (e) {
     failure = e;

@@ -21,6 +21,7 @@ import {
   budgetTooSmall,
   fitItemCount,
   identityKey,
+  itemShare,
   malformedCursor,
   type PageParam,
   type PageRequest,
@@ -352,7 +353,10 @@ async function renderPage(request: SearchPageRequest, input: PageInput): Promise
     for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
     return `{"uri":${JSON.stringify(uri)},"items":[${body}],"pagination":${pagination},"next_cursor":${nextCursor}${extras}}`;
   };
-  const fitted = fitItemCount(items.length, maxTokens, ctx.estimator, render);
+  // Perf: each match is counted once; the running sum predicts how many fit.
+  const fitted = fitItemCount(items.length, maxTokens, ctx.estimator, render, (i) =>
+    itemShare(ctx.estimator.count(items[i]!.json)),
+  );
   if (fitted.amount === 0 && items.length > 0) {
     throw budgetTooSmall(maxTokens, ctx.estimator.count(render(1)), "one match");
   }
