@@ -690,8 +690,13 @@ describe("a directory swapped for a symlink to the outside while it is walked", 
             vars,
           );
           const leaks: string[] = [];
+          let swappedOut = 0;
           try {
-            for (let trial = 0; trial < 200; trial++) {
+            // `sub` is a directory for a quarter of the churner's cycle and a link for another,
+            // and 100 directories are walked between reading its name and opening it: each
+            // walk that follows a link there leaks with a chance of about 1 in 16, so a walk
+            // that follows links fails 100 trials of two walks all but certainly.
+            for (let trial = 0; trial < 100; trial++) {
               const [listed, searched] = await Promise.all([
                 s.server.call("list", { recursive: true, limit: 1000, max_tokens: 25000 }),
                 s.server.call("search", { pattern: "SECRET", case_sensitive: true }),
@@ -701,11 +706,14 @@ describe("a directory swapped for a symlink to the outside while it is walked", 
               if (!listed.isError && listed.json.pagination.has_more) leaks.push("list truncated");
               if (!listed.isError && listed.text.includes("OUTSIDE")) leaks.push("list");
               if (!searched.isError && searched.json.pagination.total > 0) leaks.push("search");
+              if (!listed.isError && !listed.text.includes("sub/inside-49")) swappedOut++;
             }
           } finally {
             await churner.stop();
           }
           expect(leaks).toEqual([]);
+          // The swaps really ran during the walks: some listings found `sub` gone or a link.
+          expect(swappedOut).toBeGreaterThan(0);
         },
       );
     },
