@@ -23,6 +23,10 @@ export default defineConfig({
     pool: "forks",
     // Vitest's default on two cores is one worker; most files wait on child processes and I/O.
     maxWorkers: 2,
+    // A worker runs its files one after another in one process, importing vitest, the SDK and
+    // the sources once instead of once per file (no test relies on a fresh process: servers
+    // under test run in processes of their own, or in process from objects each file creates).
+    isolate: false,
     sequence: { sequencer: EndToEndFirst },
   },
 });
