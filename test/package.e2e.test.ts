@@ -3,7 +3,7 @@
  * step and serves MCP over stdio; the Claude Desktop bundle validates with the official `mcpb` tool
  * and its server starts from the unpacked bundle exactly as the host would start it.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { getMcpConfigForManifest, unpackExtension, validateManifest } from "@anthropic-ai/mcpb";
@@ -21,14 +21,38 @@ const manifest = JSON.parse(readFileSync(path.join(REPO, "manifest.json"), "utf8
 let work: string;
 let cleanup: () => void;
 let content: string;
+/** `npm run bundle`'s .mcpb, built in the background while the npm package is packed and installed. */
+let bundled: Promise<string>;
 
 beforeAll(() => {
-  ({ dir: work, cleanup } = tempDir("pagewise-package-"));
+  // On /dev/shm: npm install and the bundle's npm ci write tens of thousands of small files.
+  ({ dir: work, cleanup } = tempDir("pagewise-package-", { inMemory: true }));
   content = path.join(work, "content");
   execFileSync("mkdir", ["-p", content]);
   writeFileSync(path.join(content, "hello.txt"), "hello from the installed package\n");
+  // Both `npm pack`s below run `prepare` (the build); building first makes both no-ops, so the
+  // two never build dist/ at the same time.
+  execFileSync(process.execPath, [path.join(REPO, "scripts/build.js")], { cwd: REPO });
+  bundled = runBundle(path.join(work, "pagewise.mcpb"));
+  bundled.catch(() => undefined); // reported by the bundle's test
 });
-afterAll(() => cleanup?.());
+afterAll(async () => {
+  await bundled?.catch(() => undefined);
+  cleanup?.();
+}, SLOW);
+
+/** `node scripts/bundle.js OUTPUT`, staging in `work` (its temporary directory); resolves to OUTPUT. */
+function runBundle(output: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [path.join(REPO, "scripts/bundle.js"), output],
+      { cwd: REPO, env: { ...process.env, TMPDIR: work }, maxBuffer: 16 << 20 },
+      (err, _stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(output),
+    );
+  });
+}
 
 /** Connects the SDK client to a server command; returns the tool names and a read of hello.txt. */
 async function exercise(command: string, args: string[], env: Record<string, string> = {}) {
@@ -124,11 +148,7 @@ describe("the Claude Desktop bundle", () => {
   it(
     "npm run bundle's .mcpb validates, unpacks, and its server starts as the host starts it",
     async () => {
-      const bundle = path.join(work, "pagewise.mcpb");
-      execFileSync(process.execPath, [path.join(REPO, "scripts/bundle.js"), bundle], {
-        cwd: REPO,
-        stdio: "ignore",
-      });
+      const bundle = await bundled;
       const unpacked = path.join(work, "unpacked");
       expect(await unpackExtension({ mcpbPath: bundle, outputDir: unpacked, silent: true })).toBe(
         true,

@@ -14,10 +14,19 @@ import {
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countOpenviking } from "../dist/core/estimate/openviking.js";
-import { readAllPages, type ServerHandle, startServer, tempDir } from "./support/server.js";
+import {
+  outOfRacyWindow,
+  readAllPages,
+  type ServerHandle,
+  startServer,
+  tempDir,
+} from "./support/server.js";
 
 const KEY = "test-key-0123456789abcdef-0123456789";
 const SEED_LINE = '中文🙂 "quoted" \\ path '.repeat(6000);
+/** The files of the "versions" tests, in their own directory, written first so they age. */
+const VERSIONED = ["resize", "same", "same-mtime", "rename", "delete", "steady"];
+const VERSIONED_BODY = "0123456789abcdef\n".repeat(400);
 
 let server: ServerHandle;
 let dir: string;
@@ -25,6 +34,10 @@ let cleanup: () => void;
 
 beforeAll(async () => {
   ({ dir, cleanup } = tempDir());
+  mkdirSync(path.join(dir, "versions"));
+  for (const name of VERSIONED) {
+    writeFileSync(path.join(dir, "versions", `${name}.txt`), VERSIONED_BODY);
+  }
   writeFileSync(path.join(dir, "seed.txt"), SEED_LINE);
   writeFileSync(path.join(dir, "crlf.txt"), "first\r\nsecond\r\n\r\nlone\rcr\nlast");
   writeFileSync(path.join(dir, "bom.txt"), "\uFEFFbom\0nul\u0001ctl\n");
@@ -43,9 +56,18 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.close();
+  await Promise.all([server?.close(), anotherProcess?.then((other) => other.close())]);
   cleanup?.();
 });
+
+let anotherProcess: Promise<ServerHandle> | undefined;
+/** A second server process on the same root with the same cursor key, started once when needed. */
+function secondServer(): Promise<ServerHandle> {
+  anotherProcess ??= startServer(["--root", dir, "--estimator", "openviking"], {
+    PAGEWISE_CURSOR_KEY: KEY,
+  });
+  return anotherProcess;
+}
 
 describe("page mode", () => {
   it("pages the seed line within budget, losslessly, and fills pages", async () => {
@@ -174,33 +196,24 @@ describe("line mode", () => {
 
 describe("versions", () => {
   let vdir: string;
-  let vclean: () => void;
-  let vserver: ServerHandle;
-  const body = "0123456789abcdef\n".repeat(400);
+  const body = VERSIONED_BODY;
 
   beforeAll(async () => {
-    ({ dir: vdir, cleanup: vclean } = tempDir());
-    for (const name of ["resize", "same", "same-mtime", "rename", "delete", "steady"]) {
-      writeFileSync(path.join(vdir, `${name}.txt`), body);
-    }
-    // Let the files age past the racy window, so the cheap identity path is what gets tested.
-    await new Promise((r) => setTimeout(r, 2200));
-    vserver = await startServer(["--root", vdir], { PAGEWISE_CURSOR_KEY: KEY });
-  });
-  afterAll(async () => {
-    await vserver?.close();
-    vclean?.();
+    vdir = path.join(dir, "versions");
+    // The files must have aged past the racy window, so the cheap identity path is what gets
+    // tested; written first of all, they mostly have by now.
+    await outOfRacyWindow(VERSIONED.map((name) => path.join(vdir, `${name}.txt`)));
   });
 
   async function firstPage(name: string) {
-    const page = await vserver.call("read", { path: `${name}.txt`, max_tokens: 300 });
+    const page = await server.call("read", { path: `versions/${name}.txt`, max_tokens: 300 });
     expect(page.json.has_more).toBe(true);
     return page;
   }
 
   it("continues an unchanged file with the same version", async () => {
     const first = await firstPage("steady");
-    const next = await vserver.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
+    const next = await server.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
     expect(next.isError).toBe(false);
     expect(next.json.version).toBe(first.json.version);
   });
@@ -208,7 +221,7 @@ describe("versions", () => {
   it("reports CONTENT_CHANGED after a rewrite with another size", async () => {
     const first = await firstPage("resize");
     writeFileSync(path.join(vdir, "resize.txt"), `${body}more`);
-    const next = await vserver.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
+    const next = await server.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
     expect(next.json.error.code).toBe("CONTENT_CHANGED");
     expect(next.json.content).toBeUndefined();
   });
@@ -216,7 +229,7 @@ describe("versions", () => {
   it("reports CONTENT_CHANGED after a same-size rewrite", async () => {
     const first = await firstPage("same");
     writeFileSync(path.join(vdir, "same.txt"), body.replace("0", "X"));
-    const next = await vserver.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
+    const next = await server.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
     expect(next.json.error.code).toBe("CONTENT_CHANGED");
   });
 
@@ -231,7 +244,7 @@ describe("versions", () => {
     const after = statSync(file, { bigint: true });
     expect(after.mtimeNs).toBe(before.mtimeNs);
     expect(after.size).toBe(before.size);
-    const next = await vserver.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
+    const next = await server.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
     expect(next.json.error.code).toBe("CONTENT_CHANGED");
   });
 
@@ -239,26 +252,22 @@ describe("versions", () => {
     const first = await firstPage("rename");
     writeFileSync(path.join(vdir, "rename.tmp"), body.replace("1", "Y"));
     renameSync(path.join(vdir, "rename.tmp"), path.join(vdir, "rename.txt"));
-    const next = await vserver.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
+    const next = await server.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
     expect(next.json.error.code).toBe("CONTENT_CHANGED");
   });
 
   it("reports NOT_FOUND for a deleted file", async () => {
     const first = await firstPage("delete");
     unlinkSync(path.join(vdir, "delete.txt"));
-    const next = await vserver.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
+    const next = await server.call("read", { cursor: first.json.next_cursor, max_tokens: 300 });
     expect(next.json.error.code).toBe("NOT_FOUND");
   });
 
   it("gives the same version for the same bytes on another server process", async () => {
     const first = await firstPage("steady");
-    const other = await startServer(["--root", vdir]);
-    try {
-      const again = await other.call("read", { path: "steady.txt", max_tokens: 300 });
-      expect(again.json.version).toBe(first.json.version);
-    } finally {
-      await other.close();
-    }
+    const other = await secondServer();
+    const again = await other.call("read", { path: "versions/steady.txt", max_tokens: 300 });
+    expect(again.json.version).toBe(first.json.version);
   });
 });
 
@@ -304,31 +313,23 @@ describe("cursors", () => {
 
   it("survive a restart with a configured key, and fail plainly with another key", async () => {
     const cursor = await cursorFor();
-    const restarted = await startServer(["--root", dir, "--estimator", "openviking"], {
-      PAGEWISE_CURSOR_KEY: KEY,
-    });
+    // Another process with the same key stands for the same server restarted: it knows nothing
+    // of the cursor but what the cursor says.
+    const res = await (await secondServer()).call("read", { cursor, max_tokens: 100 });
+    expect(res.isError).toBe(false);
+    const servers = await Promise.all([
+      startServer(["--root", dir], { PAGEWISE_CURSOR_KEY: "another-key-0123456789abcdef" }),
+      startServer(["--root", dir], { PAGEWISE_CURSOR_KEY: "" }),
+    ]);
     try {
-      const res = await restarted.call("read", { cursor, max_tokens: 100 });
-      expect(res.isError).toBe(false);
+      const [stranger, ephemeral] = servers;
+      const foreign = await stranger!.call("read", { cursor, max_tokens: 100 });
+      expect(foreign.json.error.code).toBe("INVALID_CURSOR");
+      const random = await ephemeral!.call("read", { cursor, max_tokens: 100 });
+      expect(random.json.error.code).toBe("INVALID_CURSOR");
+      expect(random.json.error.message).toMatch(/random per-process key/);
     } finally {
-      await restarted.close();
-    }
-    const stranger = await startServer(["--root", dir], {
-      PAGEWISE_CURSOR_KEY: "another-key-0123456789abcdef",
-    });
-    try {
-      const res = await stranger.call("read", { cursor, max_tokens: 100 });
-      expect(res.json.error.code).toBe("INVALID_CURSOR");
-    } finally {
-      await stranger.close();
-    }
-    const ephemeral = await startServer(["--root", dir], { PAGEWISE_CURSOR_KEY: "" });
-    try {
-      const res = await ephemeral.call("read", { cursor, max_tokens: 100 });
-      expect(res.json.error.code).toBe("INVALID_CURSOR");
-      expect(res.json.error.message).toMatch(/random per-process key/);
-    } finally {
-      await ephemeral.close();
+      await Promise.all(servers.map((s) => s.close()));
     }
   });
 });

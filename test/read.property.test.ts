@@ -1,14 +1,16 @@
 /**
- * Property tests of `read` through the real server: for random text and random budgets, pages
- * concatenate to the file exactly, every page fits, every page advances, a repeated cursor gives
- * the same page, and the last page says so.
+ * Property tests of `read` through the MCP server (in process, over the SDK's in-memory transport:
+ * thousands of calls; the stdio transport has its own end-to-end tests): for random text and random
+ * budgets, pages concatenate to the file exactly, every page fits, every page advances, a repeated
+ * cursor gives the same page, and the last page says so.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEstimator } from "../dist/core/index.js";
-import { type ServerHandle, startServer, tempDir } from "./support/server.js";
+import { createEstimator } from "../src/core/index.js";
+import { type InMemoryServer, startInMemory } from "./support/in-memory.js";
+import { tempDir } from "./support/server.js";
 
 const PIECES = [
   "中",
@@ -51,14 +53,14 @@ const textArb = fc
 
 for (const estimatorName of ["default", "openviking"]) {
   describe(`read pages (${estimatorName} estimator)`, () => {
-    let server: ServerHandle;
+    let server: InMemoryServer;
     let dir: string;
     let cleanup: () => void;
     let count: (text: string) => number;
 
     beforeAll(async () => {
       ({ dir, cleanup } = tempDir());
-      server = await startServer(["--root", dir, "--estimator", estimatorName]);
+      server = await startInMemory([dir], { estimator: estimatorName });
       const estimator = await createEstimator(estimatorName);
       count = (t) => estimator.count(t);
     });

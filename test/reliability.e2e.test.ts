@@ -10,7 +10,8 @@
  * test by its timeout, never by a measured duration. Memory is the process's peak resident set
  * (VmHWM in /proc/PID/status), so no sampling can miss a spike.
  *
- * Every server, helper process, FIFO and temporary directory a test makes is removed by that test.
+ * Every server, helper process, FIFO and temporary directory a test makes is removed by that test,
+ * or, for a server the tests of one describe block share, when the block ends.
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -25,7 +26,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   isRunning,
   killHard,
@@ -89,6 +90,54 @@ async function withServer(
   } finally {
     await release();
   }
+}
+
+/**
+ * One server for the tests of a describe block, run one after another: starting a server process
+ * costs about a second of CPU, more than most of these tests. Each test lays out what it needs in
+ * the shared root; one that walks the tree and counts what it finds walks a directory of its own.
+ * The peak memory an attack checks is then the peak of the block's attacks so far, a check at
+ * least as strict. A test that fails, or ends by its timeout, takes the server down with it, so
+ * the next test starts a fresh one and a stalled server never fails a test it was not stalled by.
+ */
+function sharedServer() {
+  let current: Promise<Served> | undefined;
+  let stopCurrent: (() => Promise<void>) | undefined;
+  const start = async (): Promise<Served> => {
+    const { dir, cleanup } = tempDir("pagewise-reliability-", { inMemory: true });
+    let server: ServerHandle | undefined;
+    let pid: number | undefined;
+    stopCurrent = async () => {
+      current = undefined;
+      stopCurrent = undefined;
+      if (pid !== undefined) killHard(pid);
+      await server?.close().catch(() => undefined);
+      cleanup();
+    };
+    writeFileSync(path.join(dir, TINY), TINY_TEXT);
+    server = await startServer(["--root", dir]);
+    pid = serverPid(dir);
+    return { server, pid, dir };
+  };
+  const stop = async () => stopCurrent?.();
+  afterAll(stop);
+  /** Like `withServer`, on the shared server; `dir` is the shared root. */
+  return async (
+    setup: (dir: string, removeLater: (p: string) => void) => void,
+    body: (s: Served) => Promise<void>,
+  ): Promise<void> => {
+    current ??= start();
+    const served = await current;
+    const extra: string[] = [];
+    let passed = false;
+    releaseAtTestEnd(async () => {
+      if (!passed) await stop();
+      for (const p of extra) rmSync(p, { recursive: true, force: true });
+    });
+    setup(served.dir, (p) => extra.push(p));
+    await body(served);
+    passed = true;
+  };
 }
 
 /** The tiny read that must be answered while an attack is in flight. */
@@ -176,8 +225,7 @@ const HOSTILE_GITIGNORES: Array<{
   {
     kind: "a symlink to a file outside the root (its lines must never apply)",
     make: (dir, removeLater) => {
-      const outside = `${dir}-outside`;
-      mkdirSync(outside);
+      const { dir: outside } = tempDir("pagewise-reliability-outside-", { inMemory: true });
       removeLater(outside);
       writeFileSync(path.join(outside, "rules"), "visible.txt\n*.txt\nsub\n");
       symlinkSync(path.join(outside, "rules"), path.join(dir, ".gitignore"));
@@ -205,12 +253,18 @@ const HOSTILE_GITIGNORES: Array<{
 ];
 
 describe("hostile .gitignore files", () => {
-  for (const { kind, make } of HOSTILE_GITIGNORES) {
+  const withShared = sharedServer();
+  for (const [index, { kind, make }] of HOSTILE_GITIGNORES.entries()) {
     it(
       `${kind}: list and search answer, other calls too, and nothing outside applies`,
       async () => {
-        await withServer(
-          (dir, removeLater) => {
+        // Each kind in a directory of its own, listed and searched as the walk's top directory.
+        const top = `kind-${index}`;
+        await withShared(
+          (root, removeLater) => {
+            const dir = path.join(root, top);
+            mkdirSync(dir);
+            removeLater(dir);
             ignoredTree(dir);
             make(dir, removeLater);
           },
@@ -218,11 +272,12 @@ describe("hostile .gitignore files", () => {
             // More list calls than libuv has pool threads: a blocking read would take them all.
             const lists = Array.from(
               { length: 6 },
-              () => () => s.server.call("list", { recursive: true, max_tokens: 4000 }),
+              () => () => s.server.call("list", { path: top, recursive: true, max_tokens: 4000 }),
             );
             const searches = Array.from(
               { length: 2 },
-              () => () => s.server.call("search", { pattern: "needle", max_tokens: 4000 }),
+              () => () =>
+                s.server.call("search", { pattern: "needle", path: top, max_tokens: 4000 }),
             );
             const outcomes = await underAttack(s, [...lists, ...searches]);
             for (const out of outcomes.slice(0, lists.length)) {
@@ -302,11 +357,13 @@ describe("patterns that backtrack exponentially, in every argument that takes on
       call: (s) => s.call("search", { pattern: "zzz", glob: `${"*a".repeat(14)}*b` }),
     },
   ];
+  // The same tree for every case, on one server.
+  const withShared = sharedServer();
   for (const { name, call } of cases) {
     it(
       `${name}: other calls are answered, and the answer is right or a structured refusal`,
       async () => {
-        await withServer(
+        await withShared(
           (dir) => {
             writeFileSync(path.join(dir, "evil.log"), `start\n${EVIL_LINE}\n`);
             writeFileSync(path.join(dir, "evil.json"), JSON.stringify([EVIL_LINE, "ab"]));
@@ -469,8 +526,9 @@ function writeVersions(dir: string, letter: string): void {
 }
 
 describe("rewrites during every tool's continuation", () => {
+  const withShared = sharedServer();
   it("a same-size rewrite with its mtime put back is CONTENT_CHANGED, never the new text", async () => {
-    await withServer(
+    await withShared(
       (dir) => writeVersions(dir, "A"),
       async (s) => {
         const wrong: string[] = [];
@@ -501,7 +559,7 @@ describe("rewrites during every tool's continuation", () => {
   it(
     "while another process rewrites the files, every page is one version, and a continuation is the first page's version or CONTENT_CHANGED",
     async () => {
-      await withServer(
+      await withShared(
         (dir) => writeVersions(dir, "A"),
         async (s) => {
           const vars = {
@@ -554,7 +612,7 @@ describe("rewrites during every tool's continuation", () => {
   it(
     "list pages are each one directory's entries while the directory is swapped",
     async () => {
-      await withServer(
+      await withShared(
         (dir) => {
           for (const [name, letter] of [
             ["d", "A"],
@@ -632,8 +690,13 @@ describe("a directory swapped for a symlink to the outside while it is walked", 
             vars,
           );
           const leaks: string[] = [];
+          let swappedOut = 0;
           try {
-            for (let trial = 0; trial < 200; trial++) {
+            // `sub` is a directory for a quarter of the churner's cycle and a link for another,
+            // and 100 directories are walked between reading its name and opening it: each
+            // walk that follows a link there leaks with a chance of about 1 in 16, so a walk
+            // that follows links fails 100 trials of two walks all but certainly.
+            for (let trial = 0; trial < 100; trial++) {
               const [listed, searched] = await Promise.all([
                 s.server.call("list", { recursive: true, limit: 1000, max_tokens: 25000 }),
                 s.server.call("search", { pattern: "SECRET", case_sensitive: true }),
@@ -643,11 +706,14 @@ describe("a directory swapped for a symlink to the outside while it is walked", 
               if (!listed.isError && listed.json.pagination.has_more) leaks.push("list truncated");
               if (!listed.isError && listed.text.includes("OUTSIDE")) leaks.push("list");
               if (!searched.isError && searched.json.pagination.total > 0) leaks.push("search");
+              if (!listed.isError && !listed.text.includes("sub/inside-49")) swappedOut++;
             }
           } finally {
             await churner.stop();
           }
           expect(leaks).toEqual([]);
+          // The swaps really ran during the walks: some listings found `sub` gone or a link.
+          expect(swappedOut).toBeGreaterThan(0);
         },
       );
     },
@@ -668,16 +734,17 @@ describe("a line cursor over a record longer than 1 MiB", () => {
     unlinkSync(`${file}.stamp`);
   }
 
-  for (const when of ["before its first page", "between its pages"]) {
+  const withShared = sharedServer();
+  for (const [index, when] of ["before its first page", "between its pages"].entries()) {
     it(
       `never mixes versions when the middle is rewritten ${when}`,
       async () => {
-        await withServer(
-          (dir) =>
-            writeFileSync(path.join(dir, "big.log"), `start\n${"A".repeat(recordBytes)}\nend\n`),
+        const name = `big-${index}.log`;
+        await withShared(
+          (dir) => writeFileSync(path.join(dir, name), `start\n${"A".repeat(recordBytes)}\nend\n`),
           async (s) => {
-            const file = path.join(s.dir, "big.log");
-            const tail = await s.server.call("tail", { path: "big.log", max_chars_per_item: 100 });
+            const file = path.join(s.dir, name);
+            const tail = await s.server.call("tail", { path: name, max_chars_per_item: 100 });
             expect(tail.isError, tail.text).toBe(false);
             const clamped = tail.json.items.find((i: { line_cursor?: string }) => i.line_cursor);
             expect(clamped, "the long record carries a line_cursor").toBeDefined();
@@ -878,8 +945,11 @@ describe("JSON member names of 100 KB, by the thousand", () => {
 });
 
 describe("more hostile inputs", () => {
+  // One server for the inputs that are not about memory; those that walk the tree and count what
+  // they find lay it out in a directory of their own.
+  const withShared = sharedServer();
   it("paths of 10,000 components", async () => {
-    await withServer(
+    await withShared(
       () => undefined,
       async (s) => {
         const deep = `${"d/".repeat(10_000)}x.txt`;
@@ -905,7 +975,7 @@ describe("more hostile inputs", () => {
   });
 
   it("cursors of 4,096 characters and more, and other spellings of a real cursor", async () => {
-    await withServer(
+    await withShared(
       (dir) => writeFileSync(path.join(dir, "lines.txt"), "line\n".repeat(2000)),
       async (s) => {
         const real = await s.server.call("read", { path: "lines.txt", max_tokens: 300 });
@@ -943,7 +1013,7 @@ describe("more hostile inputs", () => {
   it(
     "globs that explode: brace products, ranges, nested extglobs",
     async () => {
-      await withServer(
+      await withShared(
         (dir) => {
           for (let i = 0; i < 50; i++)
             writeFileSync(path.join(dir, `${"ab".repeat(i % 7)}${i}`), "");
@@ -999,9 +1069,11 @@ describe("more hostile inputs", () => {
   );
 
   it("symlink loops in a listed tree", async () => {
-    await withServer(
-      (dir) => {
-        mkdirSync(path.join(dir, "sub"));
+    await withShared(
+      (root, removeLater) => {
+        const dir = path.join(root, "loops");
+        mkdirSync(path.join(dir, "sub"), { recursive: true });
+        removeLater(dir);
         writeFileSync(path.join(dir, "sub", "f.txt"), "needle\n");
         symlinkSync(".", path.join(dir, "loop"));
         symlinkSync("..", path.join(dir, "sub", "up"));
@@ -1011,9 +1083,9 @@ describe("more hostile inputs", () => {
       },
       async (s) => {
         const [listed, searched, read] = await underAttack(s, [
-          () => s.server.call("list", { recursive: true, include_hidden: true }),
-          () => s.server.call("search", { pattern: "needle" }),
-          () => s.server.call("read", { path: "a", max_tokens: 200 }),
+          () => s.server.call("list", { path: "loops", recursive: true, include_hidden: true }),
+          () => s.server.call("search", { pattern: "needle", path: "loops" }),
+          () => s.server.call("read", { path: "loops/a", max_tokens: 200 }),
         ]);
         expect(listed!.isError, listed!.text).toBe(false);
         expect(listed!.json.pagination.total).toBeLessThan(20);
@@ -1026,7 +1098,7 @@ describe("more hostile inputs", () => {
   });
 
   it("a file deleted between pages", async () => {
-    await withServer(
+    await withShared(
       () => undefined,
       async (s) => {
         const wrong: string[] = [];
@@ -1072,7 +1144,7 @@ describe("more hostile inputs", () => {
   );
 
   it("JSON nested a million deep, and a JSONPath of 1,000 nested filters", async () => {
-    await withServer(
+    await withShared(
       (dir) => {
         writeFileSync(
           path.join(dir, "deep.json"),
@@ -1103,7 +1175,7 @@ describe("more hostile inputs", () => {
   });
 
   it("regular expressions too large to compile, or a megabyte long", async () => {
-    await withServer(
+    await withShared(
       (dir) => writeFileSync(path.join(dir, "x.log"), "a\n"),
       async (s) => {
         const outcomes = await underAttack(s, [
@@ -1126,8 +1198,12 @@ describe("more hostile inputs", () => {
   });
 
   it("file names with newlines, control characters and bytes that are not UTF-8", async () => {
-    await withServer(
-      (dir) => {
+    await withShared(
+      (root, removeLater) => {
+        const dir = path.join(root, "names");
+        mkdirSync(dir);
+        removeLater(dir);
+        writeFileSync(path.join(dir, TINY), TINY_TEXT);
         writeFileSync(path.join(dir, "new\nline.txt"), "needle\n");
         writeFileSync(path.join(dir, "tab\tbell\u0007.txt"), "needle\n");
         writeFileSync(
@@ -1137,13 +1213,16 @@ describe("more hostile inputs", () => {
       },
       async (s) => {
         const [listed, searched] = await underAttack(s, [
-          () => s.server.call("list", {}),
-          () => s.server.call("search", { pattern: "needle" }),
+          () => s.server.call("list", { path: "names" }),
+          () => s.server.call("search", { pattern: "needle", path: "names" }),
         ]);
         expectStructured(listed!);
         expectStructured(searched!);
         if (!listed!.isError) expect(listed!.json.pagination.total).toBeGreaterThanOrEqual(3);
-        const named = await s.server.call("read", { path: "new\nline.txt", max_tokens: 300 });
+        const named = await s.server.call("read", {
+          path: "names/new\nline.txt",
+          max_tokens: 300,
+        });
         expect(named.json?.content, named.text).toBe("needle\n");
       },
     );

@@ -64,20 +64,23 @@ afterAll(async () => {
   tmp.cleanup();
 }, 60_000);
 
-/** The tree's top-level names that are not hidden (grep's starting points). */
-function topLevel(): string[] {
-  return readdirSync(tree).filter((n) => !n.startsWith("."));
+/** The top-level names under `dir` that are not hidden (grep's starting points). */
+function topLevel(dir: string): string[] {
+  return readdirSync(dir).filter((n) => !n.startsWith("."));
 }
 
-/** grep's matches as "path:line" in code-point order of path, then line, one per match. */
-function grepMatches(args: string[]): string[] {
+/**
+ * grep's matches under `dir` (default: the tree) as "path:line" in code-point order of path, then
+ * line, one per match.
+ */
+function grepMatches(args: string[], dir = tree): string[] {
   let out = "";
   try {
     out = execFileSync(
       "grep",
-      ["-rIon", "-D", "skip", "--exclude-dir=.*", "--exclude=.*", ...args, "--", ...topLevel()],
+      ["-rIon", "-D", "skip", "--exclude-dir=.*", "--exclude=.*", ...args, "--", ...topLevel(dir)],
       {
-        cwd: tree,
+        cwd: dir,
         maxBuffer: 256 << 20,
         encoding: "utf8",
         env: { ...process.env, LC_ALL: "C.UTF-8" },
@@ -101,6 +104,7 @@ async function allMatches(args: Record<string, unknown>, mode: "cursor" | "offse
   const out: string[] = [];
   let page = await server.call("search", args);
   let total = -1;
+  let pages = 1;
   for (;;) {
     expect(page.isError, page.text).toBe(false);
     expect(defaultEstimator.count(page.text)).toBeLessThanOrEqual(
@@ -112,12 +116,13 @@ async function allMatches(args: Record<string, unknown>, mode: "cursor" | "offse
     expect(json.pagination.offset).toBe(out.length);
     out.push(...json.items.map((i: { path: string; line: number }) => `${i.path}:${i.line}`));
     if (!json.pagination.has_more) break;
+    pages++;
     page =
       mode === "cursor"
         ? await server.call("search", { cursor: json.next_cursor, max_tokens: args.max_tokens })
         : await server.call("search", { ...args, offset: json.pagination.next_offset });
   }
-  return { out, total };
+  return { out, total, pages };
 }
 
 describe("search over stdio", () => {
@@ -128,8 +133,14 @@ describe("search over stdio", () => {
     const byCursor = await allMatches(args, "cursor");
     expect(byCursor.total).toBe(expected.length);
     expect(byCursor.out).toEqual(expected);
-    const byOffset = await allMatches(args, "offset");
-    expect(byOffset.out).toEqual(expected);
+    // An offset page re-walks the matches before it, so following next_offset costs O(pages²):
+    // it is followed through one of the 13 top-level directories (still several pages, each
+    // ending inside a file), not through the whole tree.
+    const subtree = { ...args, path: "tree/d1" };
+    const expectedInSubtree = grepMatches(["-i", "needle"], path.join(tree, "d1"));
+    const byOffset = await allMatches(subtree, "offset");
+    expect(byOffset.pages).toBeGreaterThan(3);
+    expect(byOffset.out).toEqual(expectedInSubtree);
   }, 120_000);
 
   it("is case-sensitive when the pattern has an upper-case letter; regex and literal agree with grep", async () => {

@@ -3,12 +3,13 @@
  * agent would drive it — on protocol 2026-07-28 unless a test asks for the 2025 handshake.
  * Requires `npm run build` (done by `npm test`).
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { RACY_WINDOW_NS } from "../../src/core/limits.js";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = path.join(REPO, "bin/pagewise.js");
@@ -49,6 +50,8 @@ export function outcomeOf(raw: unknown): ToolOutcome {
 
 export interface ServerHandle {
   client: Client;
+  /** The server process's id; undefined for a server running in the test's own process. */
+  pid?: number;
   call(tool: string, args: Record<string, unknown>): Promise<ToolOutcome>;
   close(): Promise<void>;
   stderr(): string;
@@ -84,6 +87,7 @@ export async function startServer(
   await client.connect(transport);
   return {
     client,
+    pid: transport.pid ?? undefined,
     async call(tool, callArgs) {
       return outcomeOf(await client.callTool({ name: tool, arguments: callArgs }));
     },
@@ -128,4 +132,29 @@ export async function readAllPages(
     page = await server.call("read", { cursor: page.json.next_cursor, max_tokens: maxTokens });
   }
   return pages;
+}
+
+/**
+ * Resolves once every one of `files` has been left alone for longer than the racy window, from
+ * when on the server trusts their versions by identity (core/version) instead of re-hashing or
+ * snapshotting them on every call. Files written early enough cost no wait.
+ */
+export async function outOfRacyWindow(files: string[]): Promise<void> {
+  let newestMs = 0;
+  for (const file of files) {
+    const st = statSync(file);
+    newestMs = Math.max(newestMs, st.mtimeMs, st.ctimeMs);
+  }
+  // A few milliseconds more: the server compares whole nanoseconds against its own clock reading.
+  const waitMs = newestMs + Number(RACY_WINDOW_NS / 1_000_000n) + 20 - Date.now();
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+}
+
+/**
+ * Bytes the process has read through read(2)-like calls so far (`rchar` in /proc/PID/io: files,
+ * pipes and sockets alike, every thread included): the work a call did, counted, not timed.
+ */
+export function bytesRead(pid: number): number {
+  const io = readFileSync(`/proc/${pid}/io`, "utf8");
+  return Number(/^rchar:\s+(\d+)/m.exec(io)?.[1]);
 }
