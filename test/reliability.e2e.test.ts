@@ -1218,7 +1218,13 @@ describe("more hostile inputs", () => {
         ]);
         expectStructured(listed!);
         expectStructured(searched!);
-        if (!listed!.isError) expect(listed!.json.pagination.total).toBeGreaterThanOrEqual(3);
+        // All four are listed; the name that is not UTF-8 shows U+FFFD, without size and mtime.
+        expect(listed!.isError, listed!.text).toBe(false);
+        const items = listed!.json.items as Array<{ path: string; size: number | null }>;
+        expect(items.map((i) => i.path).sort()).toEqual(
+          ["bad-\uFFFD\uFFFD", "new\nline.txt", "tab\tbell\u0007.txt", TINY].sort(),
+        );
+        expect(items.find((i) => i.path.startsWith("bad-"))?.size).toBeNull();
         const named = await s.server.call("read", {
           path: "names/new\nline.txt",
           max_tokens: 300,

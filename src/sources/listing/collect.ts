@@ -200,11 +200,14 @@ class Collector {
   /** Adds the entry with its lstat; false when it vanished since its directory was read. */
   take(entry: WalkEntry): boolean {
     this.work.entriesStatted++;
-    let st: Stats;
+    let st: Stats | undefined;
     try {
       st = lstatSync(entry.statPath);
-    } catch {
-      return false;
+    } catch (err) {
+      // A name that is not valid UTF-8 reaches us with U+FFFD in it and cannot be stat'ed by that
+      // name: it is still listed (as the walk counted it), without size and mtime.
+      const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
+      if (!(missing && entry.path.includes("\uFFFD"))) return false;
     }
     const json = entryJson(entry.path, entry.type, st);
     this.chars += json.length;
@@ -237,7 +240,8 @@ class Collector {
 }
 
 /** An item as the page shows it: `{"path","type","size","mtime"}` (mtime ISO-8601 UTC, ms). */
-function entryJson(path: string, type: EntryType, st: Stats): string {
+function entryJson(path: string, type: EntryType, st: Stats | undefined): string {
+  if (!st) return `{"path":${JSON.stringify(path)},"type":"${type}","size":null,"mtime":null}`;
   const mtime = new Date(Math.trunc(st.mtimeMs)).toISOString();
   return `{"path":${JSON.stringify(path)},"type":"${type}","size":${st.size},"mtime":"${mtime}"}`;
 }
