@@ -344,6 +344,8 @@ const groups = {
 const rows = [];
 for (const [name, measure] of Object.entries(groups))
   if (ONLY.includes(name)) rows.push(...(await measure()));
+// A pipe inside a cell (a shell pipeline) would end the cell in Markdown.
+const cells = rows.map((row) => row.map((cell) => String(cell).replace(/(?<!\\)\|/g, "\\|")));
 const loadAfter = os.loadavg();
 const fmtLoad = (l) => l.map((x) => x.toFixed(2)).join(" ");
 const m = machine();
@@ -354,7 +356,7 @@ console.log = (line = "") => {
   lines.push(line);
   originalLog(line);
 };
-printTable(title, HEADER, rows);
+printTable(title, HEADER, cells);
 console.log = originalLog;
 if (WRITE) {
   writeDoc(
