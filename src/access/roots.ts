@@ -253,19 +253,14 @@ export async function openFileConfined(
 ): Promise<OpenedFile> {
   const shown = pathArg ?? "";
   const { lexical, directoryOnly } = roots.resolvePath(pathArg);
-  let real: string;
-  try {
-    real = await realpath(lexical);
-  } catch (err) {
-    throw fsError(err, shown, roots);
-  }
+  // Perf: both checks before the open run at once (stat follows the same links as realpath); the
+  // checks after it, on the descriptor, are what decides.
+  const [resolved, preStat] = await Promise.allSettled([realpath(lexical), stat(lexical)]);
+  if (resolved.status === "rejected") throw fsError(resolved.reason, shown, roots);
+  const real = resolved.value;
   if (roots.rootIndexOf(real) < 0) throw roots.outside(shown);
-  let pre: Awaited<ReturnType<typeof stat>>;
-  try {
-    pre = await stat(real);
-  } catch (err) {
-    throw fsError(err, shown, roots);
-  }
+  if (preStat.status === "rejected") throw fsError(preStat.reason, shown, roots);
+  const pre = preStat.value;
   if (directoryOnly && !pre.isDirectory()) throw trailingSlashOnFile(shown);
   if (pre.isDirectory()) {
     throw new PagewiseError("NOT_A_FILE", `${quote(shown)} is a directory, not a file.`, {
@@ -283,9 +278,11 @@ export async function openFileConfined(
     throw fsError(err, shown, roots);
   }
   try {
-    const st = await handle.stat({ bigint: true });
+    const [st, opened] = await Promise.all([
+      handle.stat({ bigint: true }),
+      descriptorPath(handle, real),
+    ]);
     if (!st.isFile()) throw notRegular(shown);
-    const opened = await descriptorPath(handle, real);
     const rootIndex = roots.rootIndexOf(opened);
     if (rootIndex < 0) throw roots.outside(shown);
     return { handle, realPath: opened, rootIndex, stat: st };
