@@ -133,8 +133,9 @@ describe("item predictions", () => {
         itemShare(tokens[i]!),
       );
       expect(fitted.tokens).toBeLessThanOrEqual(budget);
-      // Maximal: one more item does not fit.
-      expect(defaultEstimator.count(page(fitted.amount + 1))).toBeGreaterThan(budget);
+      // Maximal, or within the fill tolerance (1/500) of the budget.
+      if (fitted.tokens < budget - Math.floor(budget / 500))
+        expect(defaultEstimator.count(page(fitted.amount + 1))).toBeGreaterThan(budget);
       // The empty page, then the predicted count and at most two corrections, however many items.
       expect(pageCounts, `budget ${budget}`).toBeLessThanOrEqual(4);
     }

@@ -124,26 +124,34 @@ export function fitLargest(fit: LargestFit): Fitted {
   const prediction = fit.prediction;
   const tolerance = Math.max(1, Math.floor(maxTokens * FILL_TOLERANCE));
   if (prediction && !miss) {
-    // The tokens the content may cost by the prediction's measure, calibrated by real counts.
-    let room = maxTokens - best.tokens + prediction.cost(best.amount);
+    const origin = best;
+    // The last page counted (fitting or not), and real tokens per predicted token since `origin`:
+    // the next cut is predicted from there, so a prediction that is off in proportion to the
+    // content (a bias per piece or per item) is corrected after one count, not only an offset.
+    let anchor = best;
+    let ratio = 1;
     for (let round = 0; round < MAX_PREDICTED_PROBES; round++) {
       if (best.amount >= limit || maxTokens - best.tokens <= tolerance) return best;
       const ceiling = miss ? miss.amount - 1 : limit;
       // Aimed half the tolerance under the budget: a prediction off by less than that either way
       // lands on a final page (over the budget, it would cost another count).
-      const target = prediction.largestWithin(room - tolerance / 2, best.amount, ceiling);
+      const room =
+        prediction.cost(anchor.amount) + (maxTokens - tolerance / 2 - anchor.tokens) / ratio;
+      const target = prediction.largestWithin(room, best.amount, ceiling);
       const amount = snap(Math.min(ceiling, Math.max(target, best.amount + 1)), best.amount);
       if (amount <= best.amount || amount > ceiling) break;
       const probe = measure(amount);
-      if (probe.tokens <= maxTokens) {
-        best = probe;
-        room = maxTokens - probe.tokens + prediction.cost(amount);
-        const next = amount < limit ? prediction.cost(amount + 1) - prediction.cost(amount) : 0;
-        if (next > maxTokens - probe.tokens + CLEAR_MISS_TOKENS) return best;
-      } else {
+      const predicted = prediction.cost(amount) - prediction.cost(origin.amount);
+      if (predicted > 0 && probe.tokens > origin.tokens)
+        ratio = (probe.tokens - origin.tokens) / predicted;
+      anchor = probe;
+      if (probe.tokens > maxTokens) {
         miss = probe;
-        room -= probe.tokens - maxTokens + 1;
+        continue;
       }
+      best = probe;
+      const next = amount < limit ? prediction.cost(amount + 1) - prediction.cost(amount) : 0;
+      if (next * ratio > maxTokens - probe.tokens + CLEAR_MISS_TOKENS) return best;
     }
   }
   // Predictions that missed on both sides may still have left a page close enough to the budget.
@@ -153,6 +161,8 @@ export function fitLargest(fit: LargestFit): Fitted {
     ...(miss ? { miss } : {}),
     limit,
     maxTokens,
+    // After predictions the page is as final within the tolerance as a predicted one would be.
+    tolerance: prediction ? tolerance : 0,
     maxProbes: fit.maxProbes ?? Number.POSITIVE_INFINITY,
     measure,
     snap,
@@ -164,6 +174,8 @@ interface LargestSearch {
   miss?: Fitted;
   limit: number;
   maxTokens: number;
+  /** A page this close to the budget ends the search. */
+  tolerance: number;
   maxProbes: number;
   measure: (amount: number) => Fitted;
   snap: (amount: number, lo: number) => number;
@@ -185,7 +197,12 @@ function searchLargest(search: LargestSearch): Fitted {
   const origin = best; // with a second fitting point, the slope leaves out the page's overhead
   let probes = 0;
   let bisectNext = false;
-  while (hi - lo > 1 && lo < limit && probes < search.maxProbes) {
+  while (
+    hi - lo > 1 &&
+    lo < limit &&
+    probes < search.maxProbes &&
+    maxTokens - loTokens > search.tolerance
+  ) {
     let target: number;
     if (bisectNext) {
       target = lo + Math.floor((hi - lo) / 2);
