@@ -124,6 +124,12 @@ const RUN_UNITS = [
   "a1",
   "A ",
   "a.",
+  // JSON-shaped units (an array of empty objects, escaped quotes): a refit that made punctuation
+  // cheaper once under-counted `},{` repeated by a fifth
+  "},{",
+  "{}",
+  '":"',
+  '","',
 ];
 
 /**
