@@ -1142,7 +1142,13 @@ export function fakeEnvelope(seed, kindName, content, hasMore) {
   return {
     uri: `file:///tmp/pagewise-bench-${rng.chars("abcdefghijklmnopqrstuvwxyz0123456789", 6)}/${kindName}.txt`,
     content,
-    version: rng.pick([rng.hex(16), rng.chars(B64URL, 22), `sha256:${rng.hex(64)}`]),
+    version: rng.pick([rng.hex(16), rng.chars(B64URL, 11), `sha256:${rng.hex(64)}`]),
+    // as the server's `read` gives it: where the page starts in the file, and the file's size
+    position: {
+      line: rng.range(1, 4000),
+      byte: rng.int(1 << 20),
+      size: rng.range(1 << 17, 1 << 21),
+    },
     has_more: hasMore,
     next_cursor: hasMore ? rng.chars(B64URL, rng.range(40, 100)) : null,
   };

@@ -100,12 +100,14 @@ function pageSimulated(estimator, kindName, text, maxTokens, seed) {
     let hi = text.length;
     let best = -1;
     while (lo <= hi) {
-      let mid = (lo + hi) >> 1;
+      const mid = (lo + hi) >> 1;
+      // never cut a surrogate pair: a cut before a low surrogate moves after it (and a failed
+      // try moves `hi` below `mid`, not below the moved cut, or the search would never end)
       const unit = text.charCodeAt(mid);
-      if (mid < text.length && unit >= 0xdc00 && unit <= 0xdfff) mid++;
-      if (estimator.count(render(mid)) <= maxTokens) {
-        best = mid;
-        lo = mid + 1;
+      const end = mid < text.length && unit >= 0xdc00 && unit <= 0xdfff ? mid + 1 : mid;
+      if (estimator.count(render(end)) <= maxTokens) {
+        best = end;
+        lo = end + 1;
       } else {
         hi = mid - 1;
       }

@@ -3,6 +3,7 @@ import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { countDefault, DEFAULT_ESTIMATOR_INTERNALS, defaultEstimator } from "./default.js";
+import { countDefaultReference } from "./test-support/default-reference.js";
 
 const SPECIAL_AS_TEXT = { disallowedSpecial: new Set<string>() };
 
@@ -123,6 +124,12 @@ const RUN_UNITS = [
   "a1",
   "A ",
   "a.",
+  // JSON-shaped units (an array of empty objects, escaped quotes): a refit that made punctuation
+  // cheaper once under-counted `},{` repeated by a fifth
+  "},{",
+  "{}",
+  '":"',
+  '","',
 ];
 
 /**
@@ -293,6 +300,18 @@ describe("default estimator: properties", () => {
     }
   });
 
+  it("has no negative cost in any table (what prefix-monotonicity rests on)", () => {
+    const { PIECE_COST_TABLE, LETTER_ESCAPE_START, PUNCT_ESCAPE_START, ESCAPE_START } =
+      DEFAULT_ESTIMATOR_INTERNALS;
+    for (const table of [PIECE_COST_TABLE, LETTER_ESCAPE_START, PUNCT_ESCAPE_START, ESCAPE_START]) {
+      expect(Math.min(...table)).toBeGreaterThanOrEqual(0);
+    }
+    // a letter escape (`\n`) costs at least a token after any piece, as in every tokenizer
+    const { CHAR_COST, SUB, classes } = DEFAULT_ESTIMATOR_INTERNALS;
+    const escapeChars = CHAR_COST[classes.BACKSLASH] + CHAR_COST[classes.ESCL];
+    expect(Math.min(...LETTER_ESCAPE_START) + escapeChars).toBeGreaterThanOrEqual(SUB);
+  });
+
   it("charges long runs of one character at least what the real tokenizers charge", () => {
     const bad: string[] = [];
     for (const unit of RUN_UNITS) {
@@ -308,6 +327,57 @@ describe("default estimator: properties", () => {
       }
     }
     expect(bad).toEqual([]);
+  });
+});
+
+/** Pieces that drive each of the optimized loop's paths: words, rare-letter runs, scripts, escapes. */
+const PATH_PIECES = [
+  ...TRICKY.filter((t): t is string => typeof t === "string"),
+  "house",
+  "kxqzvbjw",
+  "aaaa",
+  "abab",
+  "Ab",
+  "aB",
+  "ł",
+  "ść",
+  "ạ",
+  "ė",
+  "éa",
+  "ЖЖж",
+  "ّ",
+  "\\n\\t",
+  "12345",
+  "ab".repeat(10),
+];
+const pathString = fc
+  .array(fc.constantFrom(...PATH_PIECES), { maxLength: 80 })
+  .map((a) => a.join(""));
+
+describe("default estimator: the optimized loop", () => {
+  it("counts exactly as the plain reference on every corpus kind", async () => {
+    const differences: string[] = [];
+    for (const kind of await loadKinds()) {
+      for (const seed of [7, 31337]) {
+        const text = kind.generate(seed, 20_000);
+        const page = JSON.stringify({ uri: "file:///x", content: text, has_more: false });
+        for (const sample of [text, page, page.slice(0, 777), text.slice(1234, 5678)]) {
+          const fast = countDefault(sample);
+          const plain = countDefaultReference(sample);
+          if (fast !== plain) differences.push(`${kind.name}/${seed}: ${fast} != ${plain}`);
+        }
+      }
+    }
+    expect(differences).toEqual([]);
+  });
+
+  it("counts exactly as the plain reference on random strings", () => {
+    fc.assert(
+      fc.property(fc.oneof(anyString, pathString), (s) => {
+        expect(countDefault(s)).toBe(countDefaultReference(s));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
