@@ -24,7 +24,6 @@
  * the calls (spawn excluded except for start-up). Needs `npm run build`, `rg`, `jq` (installed
  * with apt-get when absent). `BENCH_COMPARE_ONLY=search,list,read,json,overhead` picks groups.
  */
-import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,6 +31,7 @@ import { ensureJson, ensureSourceTree } from "./data.js";
 import {
   DATA_DIR,
   ensureDataFile,
+  ensureTool,
   fmtMs,
   GiB,
   log,
@@ -43,6 +43,7 @@ import {
   ratio,
   startPagewise,
   startPeer,
+  timeShell,
 } from "./harness.js";
 import { searchRows } from "./search-compare.bench.js";
 
@@ -54,19 +55,6 @@ const DOC = path.join(REPO, "docs", "benchmarks.md");
 const START = "<!-- bench:compare start -->";
 const END = "<!-- bench:compare end -->";
 const HEADER = ["what", "reference", "pagewise", "pagewise / reference", "target"];
-
-function ensureTool(command, pkg) {
-  if (spawnSync(command, ["--version"]).status === 0) return;
-  log(`installing ${pkg}…`);
-  execFileSync("apt-get", ["install", "-y", pkg], { stdio: "ignore" });
-}
-
-/** Wall time of a shell pipeline, in ms. */
-function timeShell(cmd, cwd = REPO) {
-  const t0 = performance.now();
-  execFileSync("bash", ["-c", cmd], { cwd, stdio: "ignore", maxBuffer: 256 << 20 });
-  return performance.now() - t0;
-}
 
 /** Time of one tool call through the SDK client; throws on an error result. */
 async function timed(server, tool, args) {
@@ -118,7 +106,7 @@ async function listRows() {
   const shape = {};
   for (let rep = 0; rep < REPS; rep++) {
     log(`list rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
-    s.add("find", timeShell("find . -type f | LC_ALL=C sort > /dev/null", tree));
+    s.add("find", timeShell("find . -type f | LC_ALL=C sort > /dev/null", tree).ms);
     // A fresh server per measurement: no listing cache from an earlier walk.
     for (const [key, run] of [
       [
@@ -176,8 +164,8 @@ async function readRows() {
   const s = collector();
   for (let rep = 0; rep < REPS; rep++) {
     log(`read rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
-    s.add("sha", timeShell(`sha256sum ${data.name} > /dev/null`, root));
-    s.add("tail", timeShell(`tail -n +${line} ${data.name} | head -5 > /dev/null`, root));
+    s.add("sha", timeShell(`sha256sum ${data.name} > /dev/null`, root).ms);
+    s.add("tail", timeShell(`tail -n +${line} ${data.name} | head -5 > /dev/null`, root).ms);
     // Fresh servers: the first page hashes the file; the first offset call also scans to its line.
     let server = await startPagewise({ root });
     try {
@@ -227,7 +215,7 @@ async function jsonRows() {
   let pages = 0;
   for (let rep = 0; rep < REPS; rep++) {
     log(`json rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
-    s.add("jq", timeShell(`jq -c .id ${data.name} > /dev/null`, root));
+    s.add("jq", timeShell(`jq -c .id ${data.name} > /dev/null`, root).ms);
     const server = await startPagewise({ root, extraArgs: ["--max-tokens-cap", "100000"] });
     try {
       const args = {

@@ -16,7 +16,7 @@
  *
  * Plain ESM JavaScript on purpose: `npm run bench` builds the server, not the benchmarks.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   closeSync,
@@ -112,6 +112,20 @@ export function printTable(title, header, rows) {
   out.push(`| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`);
   for (const r of all.slice(1)) out.push(line(r));
   console.log(out.join("\n"));
+}
+
+/** Installs the Debian package `pkg` (as root) unless `command --version` runs. */
+export function ensureTool(command, pkg) {
+  if (spawnSync(command, ["--version"]).status === 0) return;
+  log(`installing ${pkg}…`);
+  execFileSync("apt-get", ["install", "-y", pkg], { stdio: "ignore" });
+}
+
+/** Wall time of a shell pipeline in `cwd`, in ms, and its stdout. */
+export function timeShell(cmd, cwd = REPO) {
+  const t0 = performance.now();
+  const out = execFileSync("bash", ["-c", cmd], { cwd, encoding: "utf8", maxBuffer: 256 << 20 });
+  return { ms: performance.now() - t0, out };
 }
 
 export function log(message) {

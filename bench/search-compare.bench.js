@@ -18,30 +18,26 @@
  * of another build to measure it in the same run (rows marked "before"; a build without
  * `count` gets the exact first page for row 2). Totals are checked against ripgrep's.
  */
-import { execFileSync, spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ensureSourceTree } from "./data.js";
-import { fmtMs, log, median, PAGEWISE_BIN, printTable, ratio } from "./harness.js";
+import {
+  ensureTool,
+  fmtMs,
+  log,
+  median,
+  PAGEWISE_BIN,
+  printTable,
+  ratio,
+  timeShell,
+} from "./harness.js";
 
 const REPS = Number(process.env.BENCH_REPS ?? 5);
 const BEFORE_BIN = process.env.BENCH_BEFORE_BIN
   ? path.resolve(process.env.BENCH_BEFORE_BIN)
   : undefined;
 const PATTERN = "new (Timeout|Retry)Error\\(";
-function ensureRg() {
-  if (spawnSync("rg", ["--version"]).status === 0) return;
-  log("installing ripgrep…");
-  execFileSync("apt-get", ["install", "-y", "ripgrep"], { stdio: "ignore" });
-}
-
-/** Wall time of a shell pipeline, in ms, and its stdout. */
-function timeShell(cmd, cwd) {
-  const t0 = performance.now();
-  const out = execFileSync("bash", ["-c", cmd], { cwd, encoding: "utf8", maxBuffer: 256 << 20 });
-  return { ms: performance.now() - t0, out };
-}
 
 async function timeCall(server, args) {
   const t0 = performance.now();
@@ -64,7 +60,7 @@ async function middleCursor(server, pages) {
  * compare bench (`bench/compare.js`) prints them beside the other tools' rows.
  */
 export async function searchRows(reps = REPS) {
-  ensureRg();
+  ensureTool("rg", "ripgrep");
   const big = ensureSourceTree(50_000);
   const small = ensureSourceTree(10_000);
   const rgTotal = Number(
