@@ -26,6 +26,7 @@ export {
   ESTIMATOR_NAMES,
   type Estimator,
   openvikingEstimator,
+  type RunningCount,
 } from "./estimate/index.js";
 export {
   budgetTooSmall,
@@ -34,12 +35,15 @@ export {
   fitItemCount,
   fitLargest,
   fitTextPrefix,
+  type ItemPageLayout,
   itemShare,
   jsonEscaped,
   type LargestFit,
   PieceCosts,
   type Prediction,
   TextCosts,
+  type TextFitOptions,
+  type TextPageLayout,
 } from "./fit/fit.js";
 export {
   type ByteSource,

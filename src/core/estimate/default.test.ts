@@ -2,7 +2,14 @@ import fc from "fast-check";
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { countDefault, DEFAULT_ESTIMATOR_INTERNALS, defaultEstimator } from "./default.js";
+import {
+  countDefault,
+  DEFAULT_ESTIMATOR_INTERNALS,
+  defaultCountTokens,
+  defaultEstimator,
+  scanDefault,
+  startDefaultCount,
+} from "./default.js";
 import { countDefaultReference } from "./test-support/default-reference.js";
 
 const SPECIAL_AS_TEXT = { disallowedSpecial: new Set<string>() };
@@ -270,6 +277,56 @@ describe("default estimator: properties", () => {
         for (let j = i; j <= s.length; j++) {
           expect(countDefault(s.slice(0, i))).toBeLessThanOrEqual(countDefault(s.slice(0, j)));
         }
+      }
+    }
+  });
+
+  it("counts a text scanned in chunks exactly as the whole text", () => {
+    // Cuts anywhere but inside a surrogate pair or after a backslash (which reads the character
+    // after it): how pages feed JSON-escaped content, piece by piece, and then what follows it.
+    const cutAllowed = (s: string, k: number) =>
+      s.charCodeAt(k - 1) !== 0x5c &&
+      !(/[\ud800-\udbff]/.test(s[k - 1] ?? "") && /[\udc00-\udfff]/.test(s[k] ?? ""));
+    const chunked = (s: string, cuts: number[]) => {
+      const state = startDefaultCount();
+      let at = 0;
+      for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
+        if (cut <= at || cut >= s.length || !cutAllowed(s, cut)) continue;
+        scanDefault(state, s, at, cut);
+        at = cut;
+      }
+      scanDefault(state, s, at, s.length);
+      return state;
+    };
+    const runs = fc
+      .array(fc.tuple(fc.constantFrom(...RUN_UNITS, "é", "ł", "ż", "ệ", "Ab"), fc.nat(40)), {
+        maxLength: 8,
+      })
+      .map((parts) => parts.map(([unit, n]) => unit.repeat(n)).join(""));
+    fc.assert(
+      fc.property(
+        fc.oneof(anyString, runs),
+        fc.array(fc.nat(400), { maxLength: 12 }),
+        (s, cuts) => {
+          const state = chunked(s, cuts);
+          expect(state.cost).toBe(chunked(s, []).cost);
+          expect(defaultCountTokens(state)).toBe(countDefault(s));
+          expect(state.units).toBe(s.length);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    // Every single cut of texts whose runs cross it: lower-case runs with rare bigrams, extended
+    // Latin before a run, digits, spaces, scripts, escapes.
+    for (const s of [
+      "xqzjvkwqxzjq przełożyłemtoniezwyklelongwordhere Ưệứabcdefghijklmnopqrstuvwxyz",
+      "  indented    1234567890123 ЖЖЖжжж中文中文 \\n\\u00e9 aaaaaaaaaaaaaaaa ABCdefGHI",
+      // a run longer than EXTENDED_LATIN_REACH right after an extended-Latin letter
+      `ż${"abcdefghijklmnopqrstuvwxyz".repeat(4)}`,
+    ]) {
+      for (let k = 1; k < s.length; k++) {
+        if (!cutAllowed(s, k)) continue;
+        expect(chunked(s, [k]).cost, `cut at ${k}`).toBe(chunked(s, []).cost);
       }
     }
   });

@@ -1,4 +1,4 @@
-import type { Estimator } from "./estimator.js";
+import type { Estimator, RunningCount } from "./estimator.js";
 
 /**
  * @module
@@ -503,9 +503,83 @@ function buildRarityTable(rarity: string, costs: readonly number[]): Int32Array 
 }
 
 /**
+ * Where a count stopped, so that it can go on with more text: the running cost and the scanner's
+ * view of the last characters. `scanDefault` over a text cut into chunks ends with the same state
+ * as over the whole text, as long as no cut falls inside a surrogate pair or between a backslash
+ * and the character it escapes (pages cut JSON-escaped content only between whole escapes).
+ */
+export interface DefaultCountState {
+  /** Cost so far, in 1/SUB token. */
+  cost: number;
+  /** Code units scanned so far (positions below are relative to the chunk while scanning). */
+  units: number;
+  group: number;
+  /** Class of the previous character. */
+  cls: number;
+  /** Characters so far in the current piece. */
+  pos: number;
+  /** Previous character as a letter 0–25, or -1. */
+  letter: number;
+  /** Rare bigrams in a row just before, as an offset into LOWER_STEP. */
+  rare: number;
+  /** What each paying letter of the current lower-case run costs, once its first one paid (else 0). */
+  runRate: number;
+  /** The previous three UTF-16 units, for repetitions. */
+  c1: number;
+  c2: number;
+  c3: number;
+  /** Previous character's index in PUNCT_CHARS, or -1. */
+  punct: number;
+  /** Position (in units scanned) of the last extended-Latin letter in a word. */
+  extendedLatinAt: number;
+}
+
+/** The state at the start of a text. */
+export function startDefaultCount(): DefaultCountState {
+  return {
+    cost: 0,
+    units: 0,
+    group: G_START,
+    cls: SPACE,
+    pos: 0,
+    letter: -1,
+    rare: 0,
+    runRate: 0,
+    c1: -1,
+    c2: -1,
+    c3: -1,
+    punct: -1,
+    extendedLatinAt: -EXTENDED_LATIN_REACH,
+  };
+}
+
+/** Tokens of everything scanned into `state`, rounded up once. */
+export function defaultCountTokens(state: DefaultCountState): number {
+  // Perf: integer arithmetic instead of Math.ceil (a property load that has no type feedback yet
+  // when a long first call leaves its on-stack-replaced loop, which deoptimizes the function).
+  const remainder = state.cost % SUB;
+  return (state.cost - remainder) / SUB + (remainder > 0 ? 1 : 0);
+}
+
+/**
  * Estimated tokens of `text` under the `default` estimator (see the module comment).
  */
 export function countDefault(text: string): number {
+  const state = startDefaultCount();
+  scanDefault(state, text, 0, text.length);
+  return defaultCountTokens(state);
+}
+
+/**
+ * Adds `text[from, to)` to `state`: the one scanning loop of the `default` estimator. The text
+ * after `to` is not looked at, except by a backslash at `to - 1` (see DefaultCountState).
+ */
+export function scanDefault(
+  state: DefaultCountState,
+  text: string,
+  from: number,
+  to: number,
+): void {
   // Perf: the tables in locals, loaded once per call instead of once per character.
   const classOf = CLASS_OF_UNIT;
   const groupOf = GROUP_OF_CLASS;
@@ -513,19 +587,22 @@ export function countDefault(text: string): number {
   const transition = TRANSITION;
   const letterBigram = LETTER_BIGRAM;
   const lowerStep = LOWER_STEP;
-  const length = text.length;
-  let cost = 0;
-  let group = G_START;
-  let cls = SPACE; // class of the previous character
-  let pos = 0; // characters so far in the current piece
-  let letter = -1; // previous character as a letter 0–25, or -1
-  let c1 = -1; // the previous three UTF-16 units, for repetitions
-  let c2 = -1;
-  let c3 = -1;
-  let punct = -1; // previous character's index in PUNCT_CHARS, or -1
-  let extendedLatinAt = -EXTENDED_LATIN_REACH; // index of the last extended-Latin letter in a word
+  // Perf: the state in locals for the loop, stored back once at the end.
+  const length = to;
+  let cost = state.cost;
+  let group = state.group;
+  let cls = state.cls;
+  let pos = state.pos;
+  let letter = state.letter;
+  let rare = state.rare;
+  let runRate = state.runRate;
+  let c1 = state.c1;
+  let c2 = state.c2;
+  let c3 = state.c3;
+  let punct = state.punct;
+  let extendedLatinAt = state.extendedLatinAt - state.units + from;
   // Perf: a single indexed loop over table lookups; no regex, no iterator, no allocation.
-  for (let i = 0; i < length; i++) {
+  for (let i = from; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x5c) {
       // Perf: a backslash reads the character after it here, instead of a check of the group at
@@ -565,7 +642,10 @@ export function countDefault(text: string): number {
       // Perf: a run of lower-case letters, the most common case, in a tight inner loop (the
       // general path below charges the rest: upper case, accented letters, other classes).
       const first = i;
-      let rare = 0; // 676 × the number of rare bigrams just before (0, 1, 2 or more)
+      // A run that goes on from the chunk before (never so within one scan: runs are maximal)
+      // keeps its rare-bigram state and the rate its letters pay.
+      const continued = cls === LOWER;
+      if (!continued) rare = 0;
       let l = c - 0x61;
       // Letters of the run that pay the lower-case cost of their place (see below): the first
       // letter of a piece pays the plain one.
@@ -587,7 +667,7 @@ export function countDefault(text: string): number {
         }
         if (letter >= 0) {
           // the bigram with the letter before the run (none after an accented letter)
-          const step = lowerStep[letter * 26 + l];
+          const step = lowerStep[rare + letter * 26 + l];
           cost += step >> RARE_OFFSET_BITS;
           rare = step & RARE_OFFSET_MASK;
         }
@@ -617,10 +697,14 @@ export function countDefault(text: string): number {
       const letters = i - first + 1;
       paying += letters;
       if (paying > 0) {
-        const at = i + 1 - paying;
-        cost +=
-          paying *
-          (at - extendedLatinAt < EXTENDED_LATIN_REACH ? EXTENDED_LATIN_LOWER_COST : CHAR_LOWER);
+        if (!continued || runRate === 0) {
+          const at = i + 1 - paying;
+          runRate =
+            at - extendedLatinAt < EXTENDED_LATIN_REACH ? EXTENDED_LATIN_LOWER_COST : CHAR_LOWER;
+        }
+        cost += paying * runRate;
+      } else {
+        runRate = 0;
       }
       const posBefore = pos;
       pos = posBefore + letters;
@@ -730,16 +814,47 @@ export function countDefault(text: string): number {
       }
     }
   }
-  // Perf: integer arithmetic instead of Math.ceil (a property load that has no type feedback yet
-  // when a long first call leaves its on-stack-replaced loop, which deoptimizes the function).
-  const remainder = cost % SUB;
-  return (cost - remainder) / SUB + (remainder > 0 ? 1 : 0);
+  state.cost = cost;
+  state.group = group;
+  state.cls = cls;
+  state.pos = pos;
+  state.letter = letter;
+  state.rare = rare;
+  state.runRate = runRate;
+  state.c1 = c1;
+  state.c2 = c2;
+  state.c3 = c3;
+  state.punct = punct;
+  state.extendedLatinAt = extendedLatinAt - from + state.units;
+  state.units += to - from;
+}
+
+/** The `default` estimator's running count: its scanner's state, carried between pieces. */
+class DefaultRunningCount implements RunningCount {
+  readonly #state: DefaultCountState;
+
+  constructor(state: DefaultCountState = startDefaultCount()) {
+    this.#state = state;
+  }
+
+  add(text: string, from = 0, to = text.length): void {
+    scanDefault(this.#state, text, from, to);
+  }
+
+  tokens(): number {
+    return defaultCountTokens(this.#state);
+  }
+
+  fork(): RunningCount {
+    return new DefaultRunningCount({ ...this.#state });
+  }
 }
 
 export const defaultEstimator: Estimator = {
   name: "default",
   count: countDefault,
   maxUnitsPerToken: SUB / MIN_UNIT_COST,
+  running: () => new DefaultRunningCount(),
 };
 
 /**

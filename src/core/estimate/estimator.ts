@@ -21,4 +21,21 @@ export interface Estimator {
    * page with `count`, so an exact tokenizer runs a few times per page instead of once per probe.
    */
   readonly cheap?: Estimator;
+  /**
+   * Starts a count that text is added to piece by piece, so that a page can be fitted in one pass
+   * over its content (see `fitTextPrefix`). Its `tokens` equal `count` of everything added, as long
+   * as no piece ends inside a surrogate pair or right after a backslash (JSON-escaped content cut
+   * between whole escapes never does). Estimators that cannot resume a count leave it out.
+   */
+  readonly running?: () => RunningCount;
+}
+
+/** A count in progress (see `Estimator.running`). */
+export interface RunningCount {
+  /** Adds `text[from, to)` (default: all of it). */
+  add(text: string, from?: number, to?: number): void;
+  /** Tokens of everything added so far. */
+  tokens(): number;
+  /** An independent copy: what follows can be tried without losing this point. */
+  fork(): RunningCount;
 }

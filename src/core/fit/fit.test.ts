@@ -1,8 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { defaultEstimator } from "../estimate/default.js";
+import { countDefault, defaultEstimator } from "../estimate/default.js";
+import type { Estimator, RunningCount } from "../estimate/estimator.js";
 import { countOpenviking, openvikingEstimator } from "../estimate/openviking.js";
-import { codePointFloor, fitItemCount, fitTextPrefix, itemShare } from "./fit.js";
+import {
+  codePointFloor,
+  fitItemCount,
+  fitTextPrefix,
+  type ItemPageLayout,
+  itemShare,
+  type TextPageLayout,
+} from "./fit.js";
 
 const render = (text: string) => (units: number) =>
   JSON.stringify({
@@ -51,6 +59,186 @@ describe("fitTextPrefix", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+/** A page laid out like a `read` page: the content, then a tail whose cursor grows with it. */
+function layoutOf(text: string): { layout: TextPageLayout; render: (units: number) => string } {
+  const layout: TextPageLayout = {
+    head: '{"uri":"file:///x","content":',
+    tail: (units) =>
+      units < text.length
+        ? `,"position":${units},"has_more":true,"next_cursor":"pw1.${"q7".repeat(units % 23)}${units}"}`
+        : ',"has_more":false,"next_cursor":null}',
+  };
+  return {
+    layout,
+    render: (units) => `${layout.head}${JSON.stringify(text.slice(0, units))}${layout.tail(units)}`,
+  };
+}
+
+/** The default estimator, counting the characters its running counts are given. */
+function countingRunning(): { estimator: Estimator; added: () => number } {
+  let added = 0;
+  const wrap = (inner: RunningCount): RunningCount => ({
+    add(text, from = 0, to = text.length) {
+      added += to - from;
+      inner.add(text, from, to);
+    },
+    tokens: () => inner.tokens(),
+    fork: () => wrap(inner.fork()),
+  });
+  return {
+    estimator: {
+      ...defaultEstimator,
+      count: () => {
+        throw new Error("a running fit counts no whole page");
+      },
+      running: () => wrap(defaultEstimator.running!()),
+    },
+    added: () => added,
+  };
+}
+
+describe("fitTextPrefix with a running count", () => {
+  it("returns the page render gives, counted exactly, within budget and as full as allowed", () => {
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            "a",
+            "b",
+            "中",
+            "🙂",
+            '"',
+            "\\",
+            "\n",
+            "\u0001",
+            "𠀀",
+            " ",
+            "7",
+            "ł",
+          ),
+          maxLength: 400,
+        }),
+        fc.integer({ min: 1, max: 250 }),
+        (text, budget) => {
+          const { layout, render } = layoutOf(text);
+          let fitted: ReturnType<typeof fitTextPrefix>;
+          try {
+            fitted = fitTextPrefix(text, budget, defaultEstimator, render, { layout });
+          } catch (err) {
+            expect((err as { code: string }).code).toBe("BUDGET_TOO_SMALL");
+            const minimum = (err as { details: { minimum_max_tokens: number } }).details
+              .minimum_max_tokens;
+            expect(minimum).toBeGreaterThan(budget);
+            expect(
+              fitTextPrefix(text, minimum, defaultEstimator, render, { layout }).tokens,
+            ).toBeLessThanOrEqual(minimum);
+            return;
+          }
+          expect(fitted.text).toBe(render(fitted.amount));
+          expect(fitted.tokens).toBe(countDefault(fitted.text));
+          expect(fitted.tokens).toBeLessThanOrEqual(budget);
+          expect(codePointFloor(text, fitted.amount)).toBe(fitted.amount);
+          if (text.length > 0) expect(fitted.amount).toBeGreaterThan(0);
+          const tolerance = Math.max(1, Math.floor(budget / 500));
+          if (fitted.amount < text.length && fitted.tokens < budget - tolerance) {
+            const next =
+              fitted.amount + (codePointFloor(text, fitted.amount + 1) === fitted.amount ? 2 : 1);
+            expect(countDefault(render(next))).toBeGreaterThan(budget);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("counts the content once, and no whole page, whatever the budget", () => {
+    const words = 'The quick brown fox jumps over the lazy dog; 1234 "quoted" naïve 中文\n';
+    const text = words.repeat(4000);
+    const { layout, render } = layoutOf(text);
+    for (const budget of [2000, 8000, 25_000]) {
+      const { estimator, added } = countingRunning();
+      const fitted = fitTextPrefix(text, budget, estimator, render, { layout });
+      expect(fitted.tokens).toBe(countDefault(render(fitted.amount)));
+      expect(fitted.tokens).toBeLessThanOrEqual(budget);
+      expect(fitted.tokens).toBeGreaterThanOrEqual(budget * 0.99);
+      // One pass over the page, plus the pieces tried past the cut and a few tails.
+      expect(added()).toBeLessThanOrEqual(fitted.text.length * 1.1 + 2000);
+    }
+  });
+});
+
+describe("fitItemCount with a running count", () => {
+  const itemArb = fc.oneof(
+    fc.integer().map(String),
+    fc.string({ maxLength: 40 }).map((t) => JSON.stringify(t)),
+    fc
+      .record({ path: fc.string({ maxLength: 30 }), size: fc.nat(), tags: fc.array(fc.string()) })
+      .map((r) => JSON.stringify(r)),
+  );
+  const layoutOfItems = (items: string[]) => {
+    const layout: ItemPageLayout = {
+      head: '{"uri":"file:///d","items":[',
+      item: (i) => items[i]!,
+      separator: ",",
+      tail: (count) =>
+        `],"pagination":{"offset":0,"has_more":${count < items.length}},"next_cursor":${count < items.length ? `"pw1.${"z9".repeat(count % 17)}${count}"` : "null"}}`,
+    };
+    const render = (count: number) =>
+      `${layout.head}${items.slice(0, count).join(",")}${layout.tail(count)}`;
+    return { layout, render };
+  };
+
+  it("returns the page render gives, counted exactly, within budget and as full as allowed", () => {
+    fc.assert(
+      fc.property(
+        fc.array(itemArb, { maxLength: 60 }),
+        fc.integer({ min: 1, max: 400 }),
+        (items, budget) => {
+          const { layout, render } = layoutOfItems(items);
+          const fitted = fitItemCount(
+            items.length,
+            budget,
+            defaultEstimator,
+            render,
+            undefined,
+            layout,
+          );
+          expect(fitted.text).toBe(render(fitted.amount));
+          expect(fitted.tokens).toBe(countDefault(fitted.text));
+          if (fitted.amount > 0) expect(fitted.tokens).toBeLessThanOrEqual(budget);
+          if (countDefault(render(0)) > budget) expect(fitted.amount).toBe(0);
+          const tolerance = Math.max(1, Math.floor(budget / 500));
+          if (fitted.amount < items.length && fitted.tokens < budget - tolerance) {
+            expect(countDefault(render(fitted.amount + 1))).toBeGreaterThan(budget);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("counts each item once and no whole page", () => {
+    const items = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({
+        path: `src/module${i}/file${i}.ts`,
+        type: "file",
+        size: i * 37,
+        mtime: "2026-12-03T10:00:00.000Z",
+      }),
+    );
+    const { layout, render } = layoutOfItems(items);
+    for (const budget of [2000, 8000, 25_000]) {
+      const { estimator, added } = countingRunning();
+      const fitted = fitItemCount(items.length, budget, estimator, render, undefined, layout);
+      expect(fitted.tokens).toBe(countDefault(render(fitted.amount)));
+      expect(fitted.tokens).toBeLessThanOrEqual(budget);
+      // As full as it can be: one more item does not fit.
+      expect(countDefault(render(fitted.amount + 1))).toBeGreaterThan(budget);
+      expect(added()).toBeLessThanOrEqual(fitted.text.length * 1.05 + 1000);
+    }
   });
 });
 

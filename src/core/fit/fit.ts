@@ -13,7 +13,7 @@
  */
 
 import { PagewiseError } from "../errors.js";
-import type { Estimator } from "../estimate/estimator.js";
+import type { Estimator, RunningCount } from "../estimate/estimator.js";
 
 export interface Fitted {
   /** How much content the page holds (code units for text, items for item pages). */
@@ -322,6 +322,21 @@ export function jsonEscaped(text: string): string {
 export interface TextFitOptions {
   /** How the content appears in the page (default: as a JSON string's contents). */
   readonly asShown?: (text: string) => string;
+  /**
+   * The page around its content, when the content is one JSON string (the default `asShown`):
+   * with an estimator that keeps a running count (`Estimator.running`) the page is then fitted in
+   * one pass over its content. `render(units)` must equal
+   * `head + JSON.stringify(text.slice(0, units)) + tail(units)`.
+   */
+  readonly layout?: TextPageLayout;
+}
+
+/** A text page as the content's JSON string between a fixed head and a tail that may vary. */
+export interface TextPageLayout {
+  /** Everything before the content's opening quote. */
+  readonly head: string;
+  /** Everything after the content's closing quote, on the page holding `units` units of it. */
+  tail(units: number): string;
 }
 
 /**
@@ -341,6 +356,9 @@ export function fitTextPrefix(
     const page = render(units);
     return { amount: units, text: page, tokens: estimator.count(page) };
   };
+  if (options.layout && !options.asShown && estimator.running) {
+    return fitTextRunning(text, maxTokens, estimator.running, options.layout);
+  }
   const first = firstCodePoint(text);
   if (first === 0) {
     const empty = measure(0);
@@ -365,6 +383,191 @@ export function fitTextPrefix(
   });
 }
 
+/**
+ * Code units added at a time while a running count fits a text page: whole pieces while the page
+ * is far from the budget, then smaller ones, then single code points.
+ */
+const RUNNING_STEPS = [TEXT_PIECE_UNITS, 16, 1] as const;
+/** Times a page's tail is re-measured when it turned out cheaper than allowed for. */
+const MAX_TAIL_ROUNDS = 3;
+
+/** A point a running fit can go back to: the page's text up to `amount` counted. */
+interface RunningPoint {
+  /** Code units of text, or items. */
+  readonly amount: number;
+  readonly count: RunningCount;
+  /** How many parts (escaped pieces, items) the content written so far is made of. */
+  readonly parts: number;
+}
+
+/** The page ending at a point: its tokens, and its tail, to write the page once it is chosen. */
+interface ClosedPage {
+  readonly point: RunningPoint;
+  readonly tail: string;
+  readonly tokens: number;
+}
+
+/** What a running fit needs of one kind of page (text or items). */
+interface RunningPage {
+  /** The largest amount there is. */
+  readonly limit: number;
+  /** Counts the page that ends at `point` (its tail added to a fork of the count). */
+  close(point: RunningPoint): ClosedPage;
+  /** Adds content after the last point while `fits` accepts the point reached, pushing points. */
+  advance(points: RunningPoint[], fits: (point: RunningPoint) => boolean): void;
+}
+
+/**
+ * The rounds of a running fit, from a page known to fit: content is added while the count plus
+ * what the page's tail adds (as on the last page closed) stays within the budget; the page is then
+ * closed with its real tail. A tail that cost more backs off to the last point that fits; one that
+ * cost less leaves room, which the next round fills.
+ */
+function fitRunning(
+  page: RunningPage,
+  points: RunningPoint[],
+  first: ClosedPage,
+  maxTokens: number,
+): ClosedPage {
+  const tolerance = Math.max(1, Math.floor(maxTokens * FILL_TOLERANCE));
+  let closed = first;
+  for (let round = 0; round < MAX_TAIL_ROUNDS; round++) {
+    const reached = points[points.length - 1]!;
+    if (reached.amount >= page.limit || maxTokens - closed.tokens <= tolerance) break;
+    const allowance = closed.tokens - reached.count.tokens();
+    // The last page's tail is the shortest (no cursor): it is closed rather than allowed for.
+    page.advance(
+      points,
+      (point) =>
+        point.count.tokens() + allowance <= maxTokens ||
+        (point.amount === page.limit && page.close(point).tokens <= maxTokens),
+    );
+    if (points[points.length - 1] === reached) break;
+    closed = page.close(points[points.length - 1]!);
+    while (closed.tokens > maxTokens && points.length > 1) {
+      points.pop();
+      closed = page.close(points[points.length - 1]!);
+    }
+  }
+  return closed;
+}
+
+/** Closes pages with `tail(amount)` after a point's count. */
+function closerWith(tail: (amount: number) => string): (point: RunningPoint) => ClosedPage {
+  return (point) => {
+    const text = tail(point.amount);
+    const count = point.count.fork();
+    count.add(text);
+    return { point, tail: text, tokens: count.tokens() };
+  };
+}
+
+/** Content `parts` of a point written between a page's head and its tail. */
+function writtenPage(head: string, parts: readonly string[], separator: string) {
+  return (closed: ClosedPage): Fitted => ({
+    amount: closed.point.amount,
+    text: `${head}${parts.slice(0, closed.point.parts).join(separator)}${closed.tail}`,
+    tokens: closed.tokens,
+  });
+}
+
+/**
+ * `fitTextPrefix` with a running count: the content is escaped and counted once, piece by piece,
+ * whole pieces while the page is far from the budget, then smaller ones (RUNNING_STEPS). The count
+ * of the returned page is exact: a running count equals a whole count.
+ */
+function fitTextRunning(
+  text: string,
+  maxTokens: number,
+  running: () => RunningCount,
+  layout: TextPageLayout,
+): Fitted {
+  const opened = running();
+  opened.add(`${layout.head}"`);
+  const pieces: string[] = [];
+  const close = closerWith((units) => `"${layout.tail(units)}`);
+  const written = writtenPage(`${layout.head}"`, pieces, "");
+  const extend = (from: RunningPoint, units: number): RunningPoint => {
+    const shown = jsonEscaped(text.slice(from.amount, units));
+    const count = from.count.fork();
+    count.add(shown);
+    pieces.length = from.parts;
+    pieces.push(shown);
+    return { amount: units, count, parts: from.parts + 1 };
+  };
+  const empty: RunningPoint = { amount: 0, count: opened, parts: 0 };
+  const first = firstCodePoint(text);
+  if (first === 0) {
+    const page = close(empty);
+    if (page.tokens > maxTokens) throw budgetTooSmall(maxTokens, page.tokens, "an empty page");
+    return written(page);
+  }
+  const points = [extend(empty, first)];
+  const smallest = close(points[0]!);
+  if (smallest.tokens > maxTokens) {
+    throw budgetTooSmall(maxTokens, smallest.tokens, "one character of content");
+  }
+  const advance = (at: RunningPoint[], fits: (point: RunningPoint) => boolean) => {
+    for (const step of RUNNING_STEPS) {
+      for (;;) {
+        const from = at[at.length - 1]!;
+        if (from.amount >= text.length) return;
+        let units = codePointFloor(text, Math.min(text.length, from.amount + step));
+        if (units <= from.amount) units = Math.min(text.length, from.amount + 2);
+        const next = extend(from, units);
+        if (!fits(next)) break;
+        at.push(next);
+      }
+    }
+  };
+  return written(fitRunning({ limit: text.length, close, advance }, points, smallest, maxTokens));
+}
+
+/**
+ * A page of items: `head`, the items joined by `separator`, then `tail(count)`. Items must be
+ * whole JSON values (a running count may be resumed between any two of them).
+ */
+export interface ItemPageLayout {
+  readonly head: string;
+  /** Item `index` as the page shows it. */
+  item(index: number): string;
+  readonly separator: string;
+  /** Everything after the last item, on the page holding `count` items. */
+  tail(count: number): string;
+}
+
+/** `fitItemCount` with a running count: each item is counted once, as the page shows it. */
+function fitItemsRunning(
+  available: number,
+  maxTokens: number,
+  running: () => RunningCount,
+  layout: ItemPageLayout,
+): Fitted {
+  const opened = running();
+  opened.add(layout.head);
+  const items: string[] = [];
+  const close = closerWith(layout.tail);
+  const written = writtenPage(layout.head, items, layout.separator);
+  const points: RunningPoint[] = [{ amount: 0, count: opened, parts: 0 }];
+  const none = close(points[0]!);
+  if (none.tokens > maxTokens || available === 0) return written(none);
+  const advance = (at: RunningPoint[], fits: (point: RunningPoint) => boolean) => {
+    for (;;) {
+      const from = at[at.length - 1]!;
+      if (from.amount >= available) return;
+      const item = items[from.amount] ?? layout.item(from.amount);
+      items[from.amount] = item;
+      const count = from.count.fork();
+      if (from.amount > 0) count.add(layout.separator);
+      count.add(item);
+      const next = { amount: from.amount + 1, count, parts: from.amount + 1 };
+      if (!fits(next)) return;
+      at.push(next);
+    }
+  };
+  return written(fitRunning({ limit: available, close, advance }, points, none, maxTokens));
+}
+
 /** What a JSON item's own count exceeds its share of a page by; see `itemShare`. */
 const ITEM_COUNT_EXCESS = 1.25;
 
@@ -381,9 +584,11 @@ export function itemShare(tokens: number): number {
 /**
  * Fits as many items as possible (up to `available`) into `maxTokens`, where `render(count)` is the
  * page holding the first `count` items. Returns `amount: 0` when not even one item fits (the caller
- * decides whether to clamp that item or fail), and the page rendered with no items. With
- * `itemCost(i)` (the estimated tokens item `i` adds, e.g. its JSON plus a comma) the count is
- * predicted and confirmed; without it, it is searched.
+ * decides whether to clamp that item or fail), and the page rendered with no items. With a
+ * `layout` (the page as head, items and tail, the same text `render` gives) and an estimator that
+ * keeps a running count, each item is counted once as the page shows it; else, with `itemCost(i)`
+ * (the estimated tokens item `i` adds, e.g. its JSON plus a comma) the count is predicted and
+ * confirmed; without it, it is searched.
  */
 export function fitItemCount(
   available: number,
@@ -391,7 +596,11 @@ export function fitItemCount(
   estimator: Estimator,
   render: (count: number) => string,
   itemCost?: (index: number) => number,
+  layout?: ItemPageLayout,
 ): Fitted {
+  if (layout && estimator.running) {
+    return fitItemsRunning(available, maxTokens, estimator.running, layout);
+  }
   const measure = (count: number): Fitted => {
     const page = render(count);
     return { amount: count, text: page, tokens: estimator.count(page) };

@@ -284,7 +284,7 @@ function renderListPage(
   const head = `{"uri":${JSON.stringify(`file://${encodeURI(dir.realPath)}`)},"items":[`;
   const tailExtras =
     `,"version":${JSON.stringify(version)}` + request.loweredFields + walkReportMembers(stats);
-  const render = (count: number): string => {
+  const tail = (count: number): string => {
     const next = start + count;
     const hasMore = count < items.length || result.more;
     const pagination = `{"total":${total},"limit":${window.limit},"offset":${start},"has_more":${hasMore},"next_offset":${hasMore ? next : null}}`;
@@ -295,17 +295,22 @@ function renderListPage(
         count > 0 ? items[count - 1]!.path : window.kind === "after" ? window.after : undefined;
       nextCursor = last === undefined ? "null" : JSON.stringify(cursorAfter(last, next));
     }
+    return `],"pagination":${pagination},"next_cursor":${nextCursor}${tailExtras}}`;
+  };
+  const layout = { head, item: (i: number) => items[i]!.json, separator: ",", tail };
+  const render = (count: number): string => {
     let body = "";
     for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
-    return `${head}${body}],"pagination":${pagination},"next_cursor":${nextCursor}${tailExtras}}`;
+    return `${head}${body}${tail(count)}`;
   };
-  // Perf: each entry is counted once; the running sum predicts how many fit.
+  // Perf: each entry is counted once (a running count, or a running sum that predicts the cut).
   const fitted = fitItemCount(
     items.length,
     maxTokens,
     estimator,
     render,
     (i) => items[i]!.tokens ?? estimator.count(items[i]!.json) + 1,
+    layout,
   );
   if (fitted.amount === 0 && items.length > 0) {
     throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one entry");

@@ -342,20 +342,29 @@ async function renderPage(request: SearchPageRequest, input: PageInput): Promise
       total: total.carried,
     });
   const extras = request.loweredFields + skippedField(result);
-  const render = (count: number): string => {
+  const head = `{"uri":${JSON.stringify(uri)},"items":[`;
+  const tail = (count: number): string => {
     const next = start + count;
     const hasMore = count > 0 && (count < items.length || result.more);
     const pagination = `{${total.json}"limit":${limit},"offset":${start},"has_more":${hasMore},"next_offset":${hasMore ? next : null}}`;
     const nextCursor = hasMore
       ? JSON.stringify(cursorAfter(items[count - 1]!.match, next))
       : "null";
+    return `],"pagination":${pagination},"next_cursor":${nextCursor}${extras}}`;
+  };
+  const render = (count: number): string => {
     let body = "";
     for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
-    return `{"uri":${JSON.stringify(uri)},"items":[${body}],"pagination":${pagination},"next_cursor":${nextCursor}${extras}}`;
+    return `${head}${body}${tail(count)}`;
   };
-  // Perf: each match is counted once; the running sum predicts how many fit.
-  const fitted = fitItemCount(items.length, maxTokens, ctx.estimator, render, (i) =>
-    itemShare(ctx.estimator.count(items[i]!.json)),
+  // Perf: each match is counted once (a running count, or a running sum that predicts the cut).
+  const fitted = fitItemCount(
+    items.length,
+    maxTokens,
+    ctx.estimator,
+    render,
+    (i) => itemShare(ctx.estimator.count(items[i]!.json)),
+    { head, item: (i) => items[i]!.json, separator: ",", tail },
   );
   if (fitted.amount === 0 && items.length > 0) {
     throw budgetTooSmall(maxTokens, ctx.estimator.count(render(1)), "one match");

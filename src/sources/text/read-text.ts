@@ -319,10 +319,12 @@ async function confirmAppendOnly(handle: FileHandle, before: BigIntStats, needed
 
 /**
  * Code units per token assumed for the first read window. An estimator's true bound may be much
- * larger (exact tokenizers have 128-character tokens of spaces), but sizing every read by it would
- * read megabytes per page; a page that fills this window is re-read with the true bound.
+ * larger (the default estimator's is 8; exact tokenizers have 128-character tokens of spaces), but
+ * sizing every read by it would read and decode several times the page: code, logs and prose take
+ * 2–4 units per token of the default estimator. A page that fills this window is cut again from a
+ * larger one.
  */
-const FIRST_WINDOW_UNITS_PER_TOKEN = 8;
+const FIRST_WINDOW_UNITS_PER_TOKEN = 5;
 
 async function buildPage(
   request: PageRequest<ReadArgs, ReadState, SourceContext>,
@@ -393,8 +395,23 @@ async function buildPageWithin(
     : fitUtf8(request, window, unitsCap, render);
 }
 
-/** Renders the page holding `content`, the first `consumed` bytes of the window. */
-type PageRenderer = (content: string, consumed: number, hasMore: boolean) => string;
+/**
+ * The page holding `content`, the first `consumed` bytes of the window: `head`, the content as a
+ * JSON string, then `tail(…)`.
+ */
+interface PageRenderer {
+  readonly head: string;
+  tail(content: string, consumed: number, hasMore: boolean): string;
+}
+
+function renderPage(
+  renderer: PageRenderer,
+  content: string,
+  consumed: number,
+  hasMore: boolean,
+): string {
+  return `${renderer.head}${JSON.stringify(content)}${renderer.tail(content, consumed, hasMore)}`;
+}
 
 function pageRenderer(
   request: PageRequest<ReadArgs, ReadState, SourceContext>,
@@ -408,7 +425,7 @@ function pageRenderer(
   const line = plan.line > 0 ? String(plan.line) : "null";
   const position = `,"position":{"line":${line},"byte":${plan.position},"size":${basis.bytes.size}}`;
   const middle = `,"version":${JSON.stringify(version.version)}${position}`;
-  return (content, consumed, hasMore) => {
+  const tail = (content: string, consumed: number, hasMore: boolean) => {
     let nextCursor = "null";
     if (hasMore) {
       const newlines = newlinesIn(content, plan.encoding, window, consumed);
@@ -429,8 +446,9 @@ function pageRenderer(
         }),
       );
     }
-    return `${head}${JSON.stringify(content)}${middle},"has_more":${hasMore},"next_cursor":${nextCursor}${encodingField}${request.loweredFields}}`;
+    return `${middle},"has_more":${hasMore},"next_cursor":${nextCursor}${encodingField}${request.loweredFields}}`;
   };
+  return { head, tail };
 }
 
 function fitBase64(
@@ -442,7 +460,8 @@ function fitBase64(
   const maxTokens = request.params.max_tokens!;
   const available = window.bytes.length;
   const pageOf = (count: number) =>
-    render(
+    renderPage(
+      render,
       window.bytes.subarray(0, count).toString("base64"),
       count,
       !(count === available && window.reachesEnd),
@@ -494,11 +513,17 @@ function fitUtf8(
     truncated = true;
   }
   const fullText = text.length;
-  const pageOf = (units: number) => {
+  const parts = (units: number): [string, number, boolean] => {
     const content = units === fullText ? text : text.slice(0, units);
-    return render(content, Buffer.byteLength(content, "utf8"), !(units === fullText && reachesEnd));
+    return [content, Buffer.byteLength(content, "utf8"), !(units === fullText && reachesEnd)];
   };
-  const fitted = fitTextPrefix(text, maxTokens, request.context.estimator, pageOf);
+  const fitted = fitTextPrefix(
+    text,
+    maxTokens,
+    request.context.estimator,
+    (units) => renderPage(render, ...parts(units)),
+    { layout: { head: render.head, tail: (units) => render.tail(...parts(units)) } },
+  );
   // The page took all the text the window held, and there is more: a larger window might fit more.
   const windowFilled =
     fitted.amount === fullText && !reachesEnd && (truncated || !window.reachesEnd);
