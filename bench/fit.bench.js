@@ -41,9 +41,20 @@ const BUDGETS = [8000, 25000];
 const dist = path.join(path.dirname(PAGEWISE_BIN), "..", "dist");
 const load = (rel) => import(pathToFileURL(path.join(dist, rel)).href);
 
-/** An estimator that counts its own work. */
+/**
+ * An estimator that counts its own work: whole-page counts, and characters counted (by `count`, or
+ * added to a running count, which pages are fitted with when the estimator keeps one).
+ */
 function counting(inner) {
   const stats = { calls: 0, chars: 0, pageCounts: 0 };
+  const runningOf = (count) => ({
+    add(text, from = 0, to = text.length) {
+      stats.chars += to - from;
+      count.add(text, from, to);
+    },
+    tokens: () => count.tokens(),
+    fork: () => runningOf(count.fork()),
+  });
   return {
     stats,
     estimator: {
@@ -55,6 +66,7 @@ function counting(inner) {
         if (text.startsWith('{"uri"')) stats.pageCounts++;
         return inner.count(text);
       },
+      ...(inner.running ? { running: () => runningOf(inner.running()) } : {}),
     },
   };
 }
