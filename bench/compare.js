@@ -107,6 +107,11 @@ async function listRows() {
   for (let rep = 0; rep < REPS; rep++) {
     log(`list rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
     s.add("find", timeShell("find . -type f | LC_ALL=C sort > /dev/null", tree).ms);
+    // What a list page holds (each file's size and mtime) costs find a stat per file too.
+    s.add(
+      "find-stat",
+      timeShell("find . -type f -printf '%P\\t%s\\t%T@\\n' | LC_ALL=C sort > /dev/null", tree).ms,
+    );
     // A fresh server per measurement: no listing cache from an earlier walk.
     for (const [key, run] of [
       [
@@ -153,6 +158,13 @@ async function listRows() {
       fmtMs(s.m("walk-25000")),
       ratio(s.m("walk-25000"), find),
       "≤ ×3",
+    ],
+    [
+      "list, whole walk, max_tokens 25000, against a find that also stats (size, mtime)",
+      `\`find -type f -printf '%P %s %T@' \\| sort\` ${fmtMs(s.m("find-stat"))}`,
+      fmtMs(s.m("walk-25000")),
+      ratio(s.m("walk-25000"), s.m("find-stat")),
+      "—",
     ],
   ];
 }

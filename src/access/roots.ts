@@ -11,8 +11,8 @@
  * the open cannot escape. An ACCESS_DENIED error names the caller's own roots, so an agent can
  * correct its path; nobody else's roots ever appear.
  */
-import { type BigIntStats, constants, realpathSync, statSync } from "node:fs";
-import { type FileHandle, open, readlink, realpath, stat } from "node:fs/promises";
+import { type BigIntStats, constants, readlinkSync, realpathSync, statSync } from "node:fs";
+import { type FileHandle, open, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PagewiseError } from "../core/index.js";
@@ -225,7 +225,9 @@ function fsError(err: unknown, pathArg: string, roots: Roots): PagewiseError {
 async function descriptorPath(fh: FileHandle, fallback: string): Promise<string> {
   if (process.platform === "linux") {
     try {
-      return await readlink(`/proc/self/fd/${fh.fd}`);
+      // Perf: synchronous, as it never waits: /proc answers from the kernel's memory, whatever
+      // file system the descriptor's file is on (a thread-pool round trip cost 5x as much CPU).
+      return readlinkSync(`/proc/self/fd/${fh.fd}`);
     } catch {
       // /proc not mounted: fall through.
     }
