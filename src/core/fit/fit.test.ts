@@ -19,6 +19,41 @@ const render = (text: string) => (units: number) =>
     has_more: units < text.length,
   });
 
+/**
+ * Checks a text fit: within budget, counted exactly (`count` of its text), on a code-point
+ * boundary, non-empty when the text is, and maximal or within the fill tolerance of the budget
+ * (one more code point does not fit). A BUDGET_TOO_SMALL must name a budget that works (`fitAt`).
+ */
+function checkTextFit(
+  text: string,
+  budget: number,
+  fitAt: (budget: number) => ReturnType<typeof fitTextPrefix>,
+  render: (units: number) => string,
+  count: (page: string) => number,
+): void {
+  let fitted: ReturnType<typeof fitTextPrefix>;
+  try {
+    fitted = fitAt(budget);
+  } catch (err) {
+    expect((err as { code: string }).code).toBe("BUDGET_TOO_SMALL");
+    const minimum = (err as { details: { minimum_max_tokens: number } }).details.minimum_max_tokens;
+    expect(minimum).toBeGreaterThan(budget);
+    expect(fitAt(minimum).tokens).toBeLessThanOrEqual(minimum);
+    return;
+  }
+  expect(fitted.text).toBe(render(fitted.amount));
+  expect(fitted.tokens).toBe(count(fitted.text));
+  expect(fitted.tokens).toBeLessThanOrEqual(budget);
+  expect(codePointFloor(text, fitted.amount)).toBe(fitted.amount);
+  if (text.length > 0) expect(fitted.amount).toBeGreaterThan(0);
+  const tolerance = Math.max(1, Math.floor(budget / 500));
+  if (fitted.amount < text.length && fitted.tokens < budget - tolerance) {
+    const next =
+      fitted.amount + (codePointFloor(text, fitted.amount + 1) === fitted.amount ? 2 : 1);
+    expect(count(render(next))).toBeGreaterThan(budget);
+  }
+}
+
 describe("fitTextPrefix", () => {
   it("finds the largest fitting prefix on a code-point boundary", () => {
     fc.assert(
@@ -28,34 +63,15 @@ describe("fitTextPrefix", () => {
           maxLength: 300,
         }),
         fc.integer({ min: 1, max: 200 }),
-        (text, budget) => {
-          let fitted: ReturnType<typeof fitTextPrefix>;
-          try {
-            fitted = fitTextPrefix(text, budget, openvikingEstimator, render(text));
-          } catch (err) {
-            expect((err as { code: string }).code).toBe("BUDGET_TOO_SMALL");
-            const minimum = (err as { details: { minimum_max_tokens: number } }).details
-              .minimum_max_tokens;
-            expect(minimum).toBeGreaterThan(budget);
-            // The named minimum really works.
-            expect(
-              fitTextPrefix(text, minimum, openvikingEstimator, render(text)).tokens,
-            ).toBeLessThanOrEqual(minimum);
-            return;
-          }
-          expect(fitted.tokens).toBeLessThanOrEqual(budget);
-          expect(fitted.tokens).toBe(countOpenviking(fitted.text));
-          expect(codePointFloor(text, fitted.amount)).toBe(fitted.amount);
-          if (text.length > 0) expect(fitted.amount).toBeGreaterThan(0);
-          // Maximal, or within the fill tolerance of the budget: one more code point does not
-          // fit (openviking is monotone in the content).
-          const tolerance = Math.max(1, Math.floor(budget / 500));
-          if (fitted.amount < text.length && fitted.tokens < budget - tolerance) {
-            const next =
-              fitted.amount + (codePointFloor(text, fitted.amount + 1) === fitted.amount ? 2 : 1);
-            expect(countOpenviking(render(text)(next))).toBeGreaterThan(budget);
-          }
-        },
+        (text, budget) =>
+          // openviking is monotone in the content: maximal means one more code point is over.
+          checkTextFit(
+            text,
+            budget,
+            (b) => fitTextPrefix(text, b, openvikingEstimator, render(text)),
+            render(text),
+            countOpenviking,
+          ),
       ),
       { numRuns: 300 },
     );
@@ -124,30 +140,13 @@ describe("fitTextPrefix with a running count", () => {
         fc.integer({ min: 1, max: 250 }),
         (text, budget) => {
           const { layout, render } = layoutOf(text);
-          let fitted: ReturnType<typeof fitTextPrefix>;
-          try {
-            fitted = fitTextPrefix(text, budget, defaultEstimator, render, { layout });
-          } catch (err) {
-            expect((err as { code: string }).code).toBe("BUDGET_TOO_SMALL");
-            const minimum = (err as { details: { minimum_max_tokens: number } }).details
-              .minimum_max_tokens;
-            expect(minimum).toBeGreaterThan(budget);
-            expect(
-              fitTextPrefix(text, minimum, defaultEstimator, render, { layout }).tokens,
-            ).toBeLessThanOrEqual(minimum);
-            return;
-          }
-          expect(fitted.text).toBe(render(fitted.amount));
-          expect(fitted.tokens).toBe(countDefault(fitted.text));
-          expect(fitted.tokens).toBeLessThanOrEqual(budget);
-          expect(codePointFloor(text, fitted.amount)).toBe(fitted.amount);
-          if (text.length > 0) expect(fitted.amount).toBeGreaterThan(0);
-          const tolerance = Math.max(1, Math.floor(budget / 500));
-          if (fitted.amount < text.length && fitted.tokens < budget - tolerance) {
-            const next =
-              fitted.amount + (codePointFloor(text, fitted.amount + 1) === fitted.amount ? 2 : 1);
-            expect(countDefault(render(next))).toBeGreaterThan(budget);
-          }
+          checkTextFit(
+            text,
+            budget,
+            (b) => fitTextPrefix(text, b, defaultEstimator, render, { layout }),
+            render,
+            countDefault,
+          );
         },
       ),
       { numRuns: 400 },

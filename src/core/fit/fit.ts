@@ -201,7 +201,9 @@ function searchLargest(search: LargestSearch): Fitted {
     hi - lo > 1 &&
     lo < limit &&
     probes < search.maxProbes &&
-    maxTokens - loTokens > search.tolerance
+    // Without a tolerance the search is exact: a page at the budget may still take an item
+    // that adds no token (`,""` can round to nothing).
+    (search.tolerance === 0 || maxTokens - loTokens > search.tolerance)
   ) {
     let target: number;
     if (bisectNext) {
@@ -452,23 +454,32 @@ function fitRunning(
   return closed;
 }
 
-/** Closes pages with `tail(amount)` after a point's count. */
-function closerWith(tail: (amount: number) => string): (point: RunningPoint) => ClosedPage {
-  return (point) => {
+/**
+ * What both kinds of running fit start from: the count after the page's head, the parts of content
+ * written so far, how to close a page at a point (`tail(amount)` added to a fork of its count),
+ * and how to write the chosen page (its parts joined by `separator` between head and tail).
+ */
+function runningPageOf(
+  running: () => RunningCount,
+  head: string,
+  tail: (amount: number) => string,
+  separator: string,
+) {
+  const opened = running();
+  opened.add(head);
+  const parts: string[] = [];
+  const close = (point: RunningPoint): ClosedPage => {
     const text = tail(point.amount);
     const count = point.count.fork();
     count.add(text);
     return { point, tail: text, tokens: count.tokens() };
   };
-}
-
-/** Content `parts` of a point written between a page's head and its tail. */
-function writtenPage(head: string, parts: readonly string[], separator: string) {
-  return (closed: ClosedPage): Fitted => ({
+  const written = (closed: ClosedPage): Fitted => ({
     amount: closed.point.amount,
     text: `${head}${parts.slice(0, closed.point.parts).join(separator)}${closed.tail}`,
     tokens: closed.tokens,
   });
+  return { start: { amount: 0, count: opened, parts: 0 } as RunningPoint, parts, close, written };
 }
 
 /**
@@ -482,11 +493,12 @@ function fitTextRunning(
   running: () => RunningCount,
   layout: TextPageLayout,
 ): Fitted {
-  const opened = running();
-  opened.add(`${layout.head}"`);
-  const pieces: string[] = [];
-  const close = closerWith((units) => `"${layout.tail(units)}`);
-  const written = writtenPage(`${layout.head}"`, pieces, "");
+  const {
+    start,
+    parts: pieces,
+    close,
+    written,
+  } = runningPageOf(running, `${layout.head}"`, (units) => `"${layout.tail(units)}`, "");
   const extend = (from: RunningPoint, units: number): RunningPoint => {
     const shown = jsonEscaped(text.slice(from.amount, units));
     const count = from.count.fork();
@@ -495,14 +507,13 @@ function fitTextRunning(
     pieces.push(shown);
     return { amount: units, count, parts: from.parts + 1 };
   };
-  const empty: RunningPoint = { amount: 0, count: opened, parts: 0 };
   const first = firstCodePoint(text);
   if (first === 0) {
-    const page = close(empty);
+    const page = close(start);
     if (page.tokens > maxTokens) throw budgetTooSmall(maxTokens, page.tokens, "an empty page");
     return written(page);
   }
-  const points = [extend(empty, first)];
+  const points = [extend(start, first)];
   const smallest = close(points[0]!);
   if (smallest.tokens > maxTokens) {
     throw budgetTooSmall(maxTokens, smallest.tokens, "one character of content");
@@ -543,12 +554,13 @@ function fitItemsRunning(
   running: () => RunningCount,
   layout: ItemPageLayout,
 ): Fitted {
-  const opened = running();
-  opened.add(layout.head);
-  const items: string[] = [];
-  const close = closerWith(layout.tail);
-  const written = writtenPage(layout.head, items, layout.separator);
-  const points: RunningPoint[] = [{ amount: 0, count: opened, parts: 0 }];
+  const {
+    start,
+    parts: items,
+    close,
+    written,
+  } = runningPageOf(running, layout.head, layout.tail, layout.separator);
+  const points: RunningPoint[] = [start];
   const none = close(points[0]!);
   if (none.tokens > maxTokens || available === 0) return written(none);
   const advance = (at: RunningPoint[], fits: (point: RunningPoint) => boolean) => {
