@@ -119,3 +119,32 @@ for (const estimatorName of ["default", "openviking"]) {
     }, 180_000);
   });
 }
+
+describe("read pages of sparse text", () => {
+  it("fill the budget where text takes more units per token than the first window assumes", async () => {
+    const { dir, cleanup } = tempDir();
+    const server = await startInMemory([dir]);
+    try {
+      // Deep indentation: runs of spaces cost the default estimator 1/8 token a unit.
+      const text = `${" ".repeat(120)}x\n`.repeat(3000);
+      writeFileSync(path.join(dir, "sparse.txt"), text);
+      const budget = 2000;
+      const contents: string[] = [];
+      let page = await server.call("read", { path: "sparse.txt", max_tokens: budget });
+      for (;;) {
+        expect(page.isError, page.text).toBe(false);
+        const tokens = server.estimator.count(page.text);
+        expect(tokens).toBeLessThanOrEqual(budget);
+        contents.push(page.json.content);
+        if (!page.json.has_more) break;
+        expect(tokens).toBeGreaterThanOrEqual(budget * 0.98);
+        page = await server.call("read", { cursor: page.json.next_cursor });
+      }
+      expect(contents.join("")).toBe(text);
+      expect(contents[0]!.length).toBeGreaterThan(budget * 6);
+    } finally {
+      await server.close();
+      cleanup();
+    }
+  });
+});

@@ -344,12 +344,25 @@ async function buildPage(
         ]
       : [[first, 3]];
   if (bound > first) attempts.push([bound, 3]);
-  let page = await buildPageWithin(request, basis, plan, ...attempts[0]!);
-  for (const [units, bytes] of attempts.slice(1)) {
+  let [units, bytes] = attempts[0]!;
+  let page = await buildPageWithin(request, basis, plan, units, bytes);
+  for (const [nextUnits, nextBytes] of attempts.slice(1)) {
     if (!page.windowFilled) break;
+    // The page took all the units the budget allowed for: more bytes alone would cut the same.
+    if (page.unitsCapped && nextUnits === units) continue;
+    [units, bytes] = [nextUnits, nextBytes];
     page = await buildPageWithin(request, basis, plan, units, bytes);
   }
   return page.text;
+}
+
+/** A page cut from a window. */
+interface WindowPage {
+  readonly text: string;
+  /** It took all the window held, and the range goes on: a larger window may fit more. */
+  readonly windowFilled: boolean;
+  /** The window held more text than `unitsPerToken` allowed for, and the page took all of that. */
+  readonly unitsCapped?: boolean;
 }
 
 /** The bytes a page may be cut from: at most what `unitsPerToken` says the budget can hold. */
@@ -383,7 +396,7 @@ async function buildPageWithin(
   plan: PagePlan,
   unitsPerToken: number,
   bytesPerUnit: number,
-): Promise<{ text: string; windowFilled: boolean }> {
+): Promise<WindowPage> {
   const maxTokens = request.params.max_tokens!;
   const unitsCap = maxTokens * unitsPerToken;
   const wantBytes =
@@ -455,7 +468,7 @@ function fitBase64(
   request: PageRequest<ReadArgs, ReadState, SourceContext>,
   window: Window,
   render: PageRenderer,
-): { text: string; windowFilled: boolean } {
+): WindowPage {
   const { estimator } = request.context;
   const maxTokens = request.params.max_tokens!;
   const available = window.bytes.length;
@@ -494,7 +507,7 @@ function fitUtf8(
   window: Window,
   unitsCap: number,
   render: PageRenderer,
-): { text: string; windowFilled: boolean } {
+): WindowPage {
   const maxTokens = request.params.max_tokens!;
   const bytes = window.bytes;
   const complete = window.reachesEnd ? bytes.length : completeUtf8Length(bytes, bytes.length);
@@ -527,7 +540,7 @@ function fitUtf8(
   // The page took all the text the window held, and there is more: a larger window might fit more.
   const windowFilled =
     fitted.amount === fullText && !reachesEnd && (truncated || !window.reachesEnd);
-  return { text: fitted.text, windowFilled };
+  return { text: fitted.text, windowFilled, unitsCapped: windowFilled && truncated };
 }
 
 /** Costs of a byte range as it appears base64-encoded: 3 bytes are 4 characters. */
