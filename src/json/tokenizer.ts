@@ -24,6 +24,7 @@
 import * as crypto from "node:crypto";
 import { PagewiseError } from "../core/index.js";
 import * as bytes from "./bytes.js";
+import { KeyShape } from "./key-shape.js";
 import type { JsonLimits } from "./limits.js";
 import { escapePointerToken } from "./pointer-text.js";
 
@@ -151,6 +152,13 @@ const BIG_KEY_SET_KEPT = 4096;
 const KEPT_NAME_CHARS = 32;
 const ASTERISK = 0x2a;
 const KEY_CACHE_SLOTS = 1024;
+// How an open object's names relate to its level's KeyShape.
+/** Every name so far is the shape's name at the same place: names are neither decoded nor kept. */
+const SHAPE_ON = 2;
+/** The names left the shape, which now follows this object (its names are appended). */
+const SHAPE_FOLLOW = 1;
+/** The shape does not follow this object (a resumed object, or a full shape). */
+const SHAPE_OFF = 0;
 const KEY_CACHE_WIDTH = 24;
 
 /** A sink that ignores everything (validation). */
@@ -180,6 +188,9 @@ export class Tokenizer {
   #smallCount: Int32Array;
   /** Per level: every name, once the object has more than {@link SMALL_KEY_SET}. */
   #bigKeys: (Set<string> | null)[];
+  /** Per level: the names of the last object there, and how the open object relates to them. */
+  #shapes: KeyShape[] = [];
+  #shapeMode: Uint8Array;
 
   #state: number;
   #base = 0; // absolute offset of chunk[0]
@@ -227,6 +238,7 @@ export class Tokenizer {
     this.#smallKeys = [];
     this.#smallCount = new Int32Array(cap);
     this.#bigKeys = [];
+    this.#shapeMode = new Uint8Array(cap);
     this.#realDepthOffset = format === "json" ? 0 : 1;
     this.#state = format === "json" ? S_VALUE : format === "jsonl" ? S_LINE_START : S_SEQ_START;
   }
@@ -252,6 +264,8 @@ export class Tokenizer {
       const d = this.#push(level.kind);
       this.index[d] = level.index;
       if (level.kind === KIND_OBJECT) {
+        // The names before the offset are not known: the shape cannot vouch for this object.
+        this.#shapeMode[d] = SHAPE_OFF;
         this.members[d] = 1;
         this.keys[d] = level.key;
         this.keyAt[d] = level.keyAt;
@@ -271,6 +285,9 @@ export class Tokenizer {
     let total = 0;
     for (let d = 0; d < this.depth; d++) {
       if (this.kinds[d] !== KIND_OBJECT) continue;
+      if (this.#shapeMode[d] === SHAPE_ON) {
+        for (let k = 0; k < this.members[d]; k++) total += this.#shapes[d].tokens[k].length;
+      }
       for (let k = 0; k < this.#smallCount[d]; k++) total += this.#smallKeys[d][k].length;
       for (const k of this.#bigKeys[d] ?? []) total += k.length;
     }
@@ -415,6 +432,8 @@ export class Tokenizer {
       this.#smallCount[d] = 0;
       const big = this.#bigKeys[d];
       if (big) big.clear();
+      if (this.#shapes[d] === undefined) this.#shapes[d] = new KeyShape();
+      this.#shapeMode[d] = SHAPE_ON;
     }
     this.depth = d + 1;
     return d;
@@ -1104,21 +1123,69 @@ export class Tokenizer {
     }
     this.#scalarEndIdx = i;
     if (this.#strIsKey) {
-      const name = this.#keyString();
-      const d = this.depth - 1;
-      // The name is recorded first so that a duplicate's location names the member itself.
-      this.keys[d] = name;
-      this.keyAt[d] = this.#tokStart;
-      this.#addKey(d, name);
-      this.#state = S_COLON;
-      this.sink.key(name, this.#tokStart);
+      this.#endKey();
       return;
     }
     this.#scalar(T_STRING, this.#tokStart, end);
   }
 
-  #addKey(d: number, fullName: string): void {
-    const name = nameToken(fullName);
+  /** A member name ended: names it, checks it is new in its object, tells the sink. */
+  #endKey(): void {
+    const d = this.depth - 1;
+    const k = this.members[d];
+    const shape = this.#shapes[d];
+    let name: string;
+    this.#tokenBytes();
+    if (
+      this.#shapeMode[d] === SHAPE_ON &&
+      k < shape.count &&
+      shape.matches(k, this.#tbBytes, this.#tbStart + 1, this.#tbEnd - 1)
+    ) {
+      name = shape.names[k];
+      this.keys[d] = name;
+      this.keyAt[d] = this.#tokStart;
+      this.#countMember(d);
+    } else {
+      if (this.#shapeMode[d] === SHAPE_ON) this.#leaveShape(d, shape, k);
+      name = this.#keyString();
+      // The name is recorded first so that a duplicate's location names the member itself.
+      this.keys[d] = name;
+      this.keyAt[d] = this.#tokStart;
+      const token = this.#addKey(d, name);
+      if (
+        this.#shapeMode[d] === SHAPE_FOLLOW &&
+        !shape.append(this.#tbBytes, this.#tbStart + 1, this.#tbEnd - 1, name, token)
+      )
+        this.#shapeMode[d] = SHAPE_OFF;
+    }
+    this.#state = S_COLON;
+    this.sink.key(name, this.#tokStart);
+  }
+
+  /**
+   * The object at level `d` has a name other than its shape's `k`-th: the shape is cut to the `k`
+   * names this object shares with it, and those become the names duplicate detection compares with.
+   */
+  #leaveShape(d: number, shape: KeyShape, k: number): void {
+    shape.count = k;
+    this.#shapeMode[d] = SHAPE_FOLLOW;
+    const tokens = shape.tokens;
+    if (k <= SMALL_KEY_SET) {
+      const small = this.#smallKeys[d];
+      for (let j = 0; j < k; j++) small[j] = tokens[j];
+      this.#smallCount[d] = k;
+      return;
+    }
+    let big = this.#bigKeys[d];
+    if (!big) {
+      big = new Set<string>();
+      this.#bigKeys[d] = big;
+    }
+    for (let j = 0; j < k; j++) big.add(tokens[j]);
+    this.#smallCount[d] = 0;
+  }
+
+  #countMember(d: number): void {
     const count = ++this.members[d];
     if (count > this.limits.maxObjectMembers) {
       this.#limit(
@@ -1129,19 +1196,25 @@ export class Tokenizer {
         "An object has too many members",
       );
     }
+  }
+
+  /** Counts a new member and checks its name against the object's others; returns its token. */
+  #addKey(d: number, fullName: string): string {
+    const name = nameToken(fullName);
+    this.#countMember(d);
     const small = this.#smallKeys[d];
     const used = this.#smallCount[d];
     let big = this.#bigKeys[d];
     if (big && big.size > 0) {
       if (big.has(name)) this.#duplicate(fullName);
       big.add(name);
-      return;
+      return name;
     }
     for (let k = 0; k < used; k++) if (small[k] === name) this.#duplicate(fullName);
     if (used < SMALL_KEY_SET) {
       small[used] = name;
       this.#smallCount[d] = used + 1;
-      return;
+      return name;
     }
     if (!big) {
       big = new Set<string>();
@@ -1150,6 +1223,7 @@ export class Tokenizer {
     for (let k = 0; k < used; k++) big.add(small[k]);
     big.add(name);
     this.#smallCount[d] = 0;
+    return name;
   }
 
   #endNumber(i: number): void {
