@@ -10,6 +10,7 @@ import {
   encodeResume,
   fileHandleReader,
   runQuery,
+  runQueryBatches,
 } from "./index.js";
 import { runAll } from "./test-support/helpers.js";
 
@@ -125,6 +126,27 @@ describe("runQuery as an async iterator", () => {
     );
     expect(results.filter((r) => !r.done).map((r) => r.value!.pointer)).toEqual(sequential);
     expect(results.slice(-2).every((r) => r.done)).toBe(true);
+  });
+
+  test("runQueryBatches hands out each slice's matches as soon as that slice is fed", async () => {
+    const q = compileQuery("jsonpath", "$[*].id");
+    const sequential: string[] = [];
+    for await (const m of runQuery(countingReader(), "jsonl", q)) sequential.push(m.pointer);
+    const batched: string[] = [];
+    const sizes: number[] = [];
+    for await (const batch of runQueryBatches(countingReader(), "jsonl", q)) {
+      sizes.push(batch.length);
+      for (const m of batch) batched.push(m.pointer);
+    }
+    expect(batched).toEqual(sequential);
+    // Records of 10 to 14 bytes: a slice of 8 KiB holds at most 820 (a 64 KiB read, 4,600+).
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(820);
+    // A consumer that stops after the first batch had the tokenizer go no further than one read.
+    const reader = countingReader();
+    const batches = runQueryBatches(reader, "jsonl", q);
+    expect((await batches.next()).value?.length).toBeGreaterThan(0);
+    await batches.return(undefined);
+    expect(reader.bytes).toBeLessThanOrEqual(64 * 1024);
   });
 
   test("an error after some matches comes after them", async () => {
