@@ -152,6 +152,8 @@ const BIG_KEY_SET_KEPT = 4096;
 const KEPT_NAME_CHARS = 32;
 const ASTERISK = 0x2a;
 const KEY_CACHE_SLOTS = 1024;
+/** {@link Tokenizer.quietInside} not in effect. */
+const NOT_QUIET = 0x7fffffff;
 // How an open object's names relate to its level's KeyShape.
 /** Every name so far is the shape's name at the same place: names are neither decoded nor kept. */
 const SHAPE_ON = 2;
@@ -178,6 +180,8 @@ export class Tokenizer {
 
   /** Open levels (containers, plus the record sequence at level 0 for JSONL / JSON-seq). */
   depth = 0;
+  /** Events at a depth above this are not sent (see {@link quietInside}). */
+  #quiet = NOT_QUIET;
   readonly kinds: Uint8Array;
   readonly index: Float64Array;
   readonly members: Float64Array;
@@ -292,6 +296,16 @@ export class Tokenizer {
       for (const k of this.#bigKeys[d] ?? []) total += k.length;
     }
     return total;
+  }
+
+  /**
+   * The sink needs no more events from inside the container open at `level` (its members and
+   * everything in them): they are still tokenized and checked, but not sent, until that container
+   * ends (its own `close` is sent). Perf: a query that has selected all it can from a record
+   * skips the events of the rest of it.
+   */
+  quietInside(level: number): void {
+    if (level < this.#quiet) this.#quiet = level;
   }
 
   /** Absolute offset of the next byte to be fed. */
@@ -1029,12 +1043,12 @@ export class Tokenizer {
     switch (b) {
       case OPEN_BRACE:
         this.#push(KIND_OBJECT, abs);
-        this.sink.open(KIND_OBJECT, abs);
+        if (this.depth <= this.#quiet) this.sink.open(KIND_OBJECT, abs);
         this.#state = S_OBJ_FIRST;
         return i + 1;
       case OPEN_BRACKET:
         this.#push(KIND_ARRAY, abs);
-        this.sink.open(KIND_ARRAY, abs);
+        if (this.depth <= this.#quiet) this.sink.open(KIND_ARRAY, abs);
         this.#state = S_ARR_FIRST;
         return i + 1;
       case QUOTE:
@@ -1159,7 +1173,7 @@ export class Tokenizer {
         this.#shapeMode[d] = SHAPE_OFF;
     }
     this.#state = S_COLON;
-    this.sink.key(name, this.#tokStart);
+    if (this.depth <= this.#quiet) this.sink.key(name, this.#tokStart);
   }
 
   /**
@@ -1243,7 +1257,7 @@ export class Tokenizer {
   }
 
   #scalar(type: number, start: number, end: number): void {
-    this.sink.scalar(type, start, end);
+    if (this.depth <= this.#quiet) this.sink.scalar(type, start, end);
     this.#carrying = false;
     this.#carryLen = 0;
     this.#endOfValue(end);
@@ -1254,7 +1268,10 @@ export class Tokenizer {
     // A large object's names are not kept after it ends (the next object at this level reuses a small set).
     const big = this.#bigKeys[this.depth];
     if (big && big.size > BIG_KEY_SET_KEPT) this.#bigKeys[this.depth] = null;
-    this.sink.close(end);
+    if (this.depth <= this.#quiet) {
+      this.#quiet = NOT_QUIET;
+      this.sink.close(end);
+    }
     this.#endOfValue(end);
   }
 
