@@ -327,7 +327,7 @@ export class QueryEvaluator implements TokenSink {
       }
     }
     this.#tok.wantScalarBytes = f.wantsScalars || this.#captures.length > 0;
-    if (this.#exhausted(f)) this.#tok.quietInside(level);
+    this.#quietIfExhausted(f, level, start);
   }
 
   key(_name: string, _start: number): void {}
@@ -364,7 +364,7 @@ export class QueryEvaluator implements TokenSink {
     // Perf: only a selection (a new entry, a name or index used up) can move the watermark here.
     if (selected && this.#heap.length > 0) this.#release(end);
     if (this.#live > 0) this.#precleanCheck(end);
-    if (selected && this.#exhausted(parent)) this.#tok.quietInside(level);
+    if (selected) this.#quietIfExhausted(parent, level, end);
   }
 
   close(end: number): void {
@@ -388,12 +388,19 @@ export class QueryEvaluator implements TokenSink {
     if (this.#live > 0) this.#precleanCheck(end);
     if (end - this.#cp.offset > CHECKPOINT_BYTES) this.#checkpoint(end);
     // A child selected when it opened (`$[*].items`) may have used up the last name of its parent.
-    if (
-      level > 0 &&
-      this.#frames[level - 1].threads.length > 0 &&
-      this.#exhausted(this.#frames[level - 1])
-    )
-      this.#tok.quietInside(level - 1);
+    if (level > 0 && this.#frames[level - 1].threads.length > 0)
+      this.#quietIfExhausted(this.#frames[level - 1], level - 1, end);
+  }
+
+  /**
+   * Makes the tokenizer quiet inside frame `f` (at `level`) once nothing in it can be selected.
+   * The events that would have told the driver the query is finished (no container anywhere can
+   * select more) are among those skipped, so that is checked here.
+   */
+  #quietIfExhausted(f: Frame, level: number, now: number): void {
+    if (!this.#exhausted(f)) return;
+    this.#tok.quietInside(level);
+    this.#checkFinished(now);
   }
 
   /**

@@ -219,6 +219,38 @@ describe("events a query no longer needs", () => {
     expect(() => eventsFor("$[*].id", dup)).toThrow(/Duplicate member name/);
   });
 
+  test("a query that can select nothing more stops reading, quiet or not", async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => `{"id":${i},"a":[1,2]}`);
+    const counted = (text: string) => {
+      const inner = bufferReader(new TextEncoder().encode(text));
+      const reader = {
+        bytes: 0,
+        size: inner.size,
+        async read(position: number, length: number) {
+          const out = await inner.read(position, length);
+          reader.bytes += out.length;
+          return out;
+        },
+      };
+      return reader;
+    };
+    const records = `${lines.join("\n")}\n`;
+    const cases: [string, "json" | "jsonl", string, string[]][] = [
+      [records, "jsonl", "$.id", []], // records are an array: no names at the top
+      [`[${lines.join(",")}]`, "json", "$.id", []],
+      [records, "jsonl", "$[0].id", ["/0/id"]],
+      [`{"id":1,"rest":[${lines.join(",")}]}`, "json", "$.id", ["/id"]],
+    ];
+    for (const [text, format, query, expected] of cases) {
+      const reader = counted(text);
+      const found: string[] = [];
+      for await (const m of runQuery(reader, format, compileQuery("jsonpath", query)))
+        found.push(m.pointer);
+      expect(found).toEqual(expected);
+      expect(reader.bytes).toBeLessThanOrEqual(64 * 1024);
+    }
+  });
+
   test("the answers are the same with and without the skipped events", async () => {
     const doc = `{"a":{"x":[1,{"y":2}],"b":3},"b":{"b":[4]},"c":[{"b":5},{"d":6}]}`;
     for (const query of ["$.a.b", "$.b.b", "$.c[*].b", "$[*].b", "$.a.x[1].y", "$.c[0]"]) {
