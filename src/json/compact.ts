@@ -4,7 +4,7 @@
  * as spelled (numbers, escapes and non-ASCII characters unchanged).
  */
 
-import { BACKSLASH, IS_WS, QUOTE } from "./bytes.js";
+import { asciiText, BACKSLASH, IS_WS, QUOTE } from "./bytes.js";
 
 const UTF8 = new TextDecoder("utf-8");
 
@@ -27,4 +27,26 @@ export function compactJsonText(bytes: Uint8Array): string {
     }
   }
   return UTF8.decode(out.subarray(0, j));
+}
+
+/**
+ * `compactJsonText` of `bytes[start, end)`. Perf: most matched values (numbers, short strings,
+ * compact records) have no whitespace to drop: they are decoded as they are, without a copy, and
+ * ASCII ones without a decoder call.
+ */
+export function compactJsonRange(bytes: Uint8Array, start: number, end: number): string {
+  let ascii = true;
+  let inString = false;
+  let escaped = false;
+  for (let i = start; i < end; i++) {
+    const b = bytes[i];
+    if (b >= 0x80) ascii = false;
+    else if (inString) {
+      if (escaped) escaped = false;
+      else if (b === BACKSLASH) escaped = true;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (IS_WS[b] === 1) return compactJsonText(bytes.subarray(start, end));
+  }
+  return ascii ? asciiText(bytes, start, end) : UTF8.decode(bytes.subarray(start, end));
 }

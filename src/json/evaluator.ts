@@ -327,6 +327,7 @@ export class QueryEvaluator implements TokenSink {
       }
     }
     this.#tok.wantScalarBytes = f.wantsScalars || this.#captures.length > 0;
+    this.#quietIfExhausted(f, level, start);
   }
 
   key(_name: string, _start: number): void {}
@@ -363,6 +364,7 @@ export class QueryEvaluator implements TokenSink {
     // Perf: only a selection (a new entry, a name or index used up) can move the watermark here.
     if (selected && this.#heap.length > 0) this.#release(end);
     if (this.#live > 0) this.#precleanCheck(end);
+    if (selected) this.#quietIfExhausted(parent, level, end);
   }
 
   close(end: number): void {
@@ -385,6 +387,43 @@ export class QueryEvaluator implements TokenSink {
       this.#checkFinished(end);
     if (this.#live > 0) this.#precleanCheck(end);
     if (end - this.#cp.offset > CHECKPOINT_BYTES) this.#checkpoint(end);
+    // A child selected when it opened (`$[*].items`) may have used up the last name of its parent.
+    if (level > 0 && this.#frames[level - 1].threads.length > 0)
+      this.#quietIfExhausted(this.#frames[level - 1], level - 1, end);
+  }
+
+  /**
+   * Makes the tokenizer quiet inside frame `f` (at `level`) once nothing in it can be selected.
+   * The events that would have told the driver the query is finished (no container anywhere can
+   * select more) are among those skipped, so that is checked here.
+   */
+  #quietIfExhausted(f: Frame, level: number, now: number): void {
+    if (!this.#exhausted(f)) return;
+    this.#tok.quietInside(level);
+    this.#checkFinished(now);
+  }
+
+  /**
+   * Whether nothing inside open frame `f` can be selected any more, nor matter to a match: no
+   * filter candidate is being built, no match waits, and each of its partial matches is settled
+   * and can only select names it has already selected (or none: an array has no names). Its
+   * members' events are then not needed (see Tokenizer.quietInside).
+   */
+  #exhausted(f: Frame): boolean {
+    if (this.#captures.length > 0 || this.#live > 0) return false;
+    const threads = f.threads;
+    for (let k = 0; k < threads.length; k++) {
+      const t = threads[k];
+      if (t.decision !== null) return false;
+      const seg = this.#segs[t.seg];
+      if (seg.descendant) return false;
+      const selectors = seg.selectors;
+      for (let j = 0; j < selectors.length; j++) {
+        if (selectors[j].kind !== "name") return false;
+        if (f.kind === KIND_OBJECT && !(t.done & bit(j))) return false;
+      }
+    }
+    return true;
   }
 
   // --- frames and selection ---------------------------------------------------------------------

@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { compactJsonText } from "./compact.js";
+import { compactJsonRange, compactJsonText } from "./compact.js";
 import { detectFormat, validate } from "./query.js";
 import { bufferReader } from "./reader.js";
 import { enc, matches, tokenize } from "./test-support/helpers.js";
@@ -152,5 +153,26 @@ describe("compactJsonText", () => {
     const text = '{ "a b" : [ 1.0E+400 ,\n\t"x \\" y" , "\\u00e9 é" ] }';
     expect(compactJsonText(enc.encode(text))).toBe('{"a b":[1.0E+400,"x \\" y","\\u00e9 é"]}');
     expect(compactJsonText(enc.encode('"\\\\" '))).toBe('"\\\\"');
+  });
+
+  test("compactJsonRange gives the same text for any range of bytes, read in place", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.json({ maxDepth: 3 }), fc.json({ maxDepth: 2, stringUnit: "binary" })),
+        fc.nat(4),
+        fc.constantFrom("", " ", "\n\t"),
+        (value, margin, ws) => {
+          const text = JSON.stringify(JSON.parse(value), null, ws);
+          const bytes = enc.encode(`${"x".repeat(margin)}${text}${"y".repeat(margin)}`);
+          const start = margin;
+          const end = bytes.length - margin;
+          expect(compactJsonRange(bytes, start, end)).toBe(
+            compactJsonText(bytes.slice(start, end)),
+          );
+          expect(compactJsonRange(bytes, start, end)).toBe(JSON.stringify(JSON.parse(text)));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

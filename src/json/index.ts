@@ -16,7 +16,7 @@
  * ```
  */
 
-export { compactJsonText } from "./compact.js";
+export { compactJsonRange, compactJsonText } from "./compact.js";
 export { DEFAULT_JSON_LIMITS, type JsonLimits, resolveLimits } from "./limits.js";
 export {
   type CompiledQuery,
@@ -26,6 +26,7 @@ export {
   type JsonMatch,
   type QueryLanguage,
   runQuery,
+  runQueryBatches,
   type ValidationResult,
   validate,
 } from "./query.js";

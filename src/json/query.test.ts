@@ -2,6 +2,7 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { QueryEvaluator } from "./evaluator.js";
 import {
   bufferReader,
   compactJsonText,
@@ -10,8 +11,11 @@ import {
   encodeResume,
   fileHandleReader,
   runQuery,
+  runQueryBatches,
 } from "./index.js";
-import { runAll } from "./test-support/helpers.js";
+import { DEFAULT_JSON_LIMITS } from "./limits.js";
+import { matches, runAll } from "./test-support/helpers.js";
+import { Tokenizer, type TokenSink } from "./tokenizer.js";
 
 describe("runQuery over a file", () => {
   test("reads through a FileHandle in chunks and resumes from an encoded state", async () => {
@@ -127,6 +131,27 @@ describe("runQuery as an async iterator", () => {
     expect(results.slice(-2).every((r) => r.done)).toBe(true);
   });
 
+  test("runQueryBatches hands out each slice's matches as soon as that slice is fed", async () => {
+    const q = compileQuery("jsonpath", "$[*].id");
+    const sequential: string[] = [];
+    for await (const m of runQuery(countingReader(), "jsonl", q)) sequential.push(m.pointer);
+    const batched: string[] = [];
+    const sizes: number[] = [];
+    for await (const batch of runQueryBatches(countingReader(), "jsonl", q)) {
+      sizes.push(batch.length);
+      for (const m of batch) batched.push(m.pointer);
+    }
+    expect(batched).toEqual(sequential);
+    // Records of 10 to 14 bytes: a slice of 8 KiB holds at most 820 (a 64 KiB read, 4,600+).
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(820);
+    // A consumer that stops after the first batch had the tokenizer go no further than one read.
+    const reader = countingReader();
+    const batches = runQueryBatches(reader, "jsonl", q);
+    expect((await batches.next()).value?.length).toBeGreaterThan(0);
+    await batches.return(undefined);
+    expect(reader.bytes).toBeLessThanOrEqual(64 * 1024);
+  });
+
   test("an error after some matches comes after them", async () => {
     const bad = new TextEncoder().encode('{"id":1}\n{"id":2}\n{"id":3,}\n');
     const it = runQuery(bufferReader(bad), "jsonl", compileQuery("jsonpath", "$[*].id"));
@@ -134,5 +159,105 @@ describe("runQuery as an async iterator", () => {
     expect((await it.next()).value?.pointer).toBe("/1/id");
     expect((await it.next()).value?.pointer).toBe("/2/id"); // complete before the stray comma
     await expect(it.next()).rejects.toMatchObject({ code: "SYNTAX_ERROR" });
+  });
+});
+
+describe("events a query no longer needs", () => {
+  /** Runs `query` over `text` and counts the token events the evaluator received. */
+  const eventsFor = (query: string, text: string, format: "json" | "jsonl" = "jsonl") => {
+    const ev = new QueryEvaluator(
+      compileQuery("jsonpath", query).segments,
+      format !== "json",
+      DEFAULT_JSON_LIMITS,
+      { limits: DEFAULT_JSON_LIMITS },
+    );
+    let events = 0;
+    const counting: TokenSink = {
+      open(kind, start) {
+        events++;
+        ev.open(kind, start);
+      },
+      close(end) {
+        events++;
+        ev.close(end);
+      },
+      key(name, start) {
+        events++;
+        ev.key(name, start);
+      },
+      scalar(type, start, end) {
+        events++;
+        ev.scalar(type, start, end);
+      },
+    };
+    const tok = new Tokenizer(format, DEFAULT_JSON_LIMITS, counting);
+    ev.attach(tok);
+    tok.start();
+    tok.feed(new TextEncoder().encode(text));
+    tok.end();
+    return { events, pointers: ev.out.map((m) => m.pointer) };
+  };
+  const records = Array.from(
+    { length: 100 },
+    (_, i) => `{"id":${i},"tags":[${"1,".repeat(50)}2],"sub":{"a":{"b":[1,2]}},"note":"n${i}"}`,
+  ).join("\n");
+
+  test("the rest of a record whose names are all selected is checked but not evaluated", async () => {
+    // Per record: its open, the name and value of "id", its close; the sequence's open and close.
+    expect(eventsFor("$[*].id", records)).toEqual({
+      events: 100 * 4 + 2,
+      pointers: Array.from({ length: 100 }, (_, i) => `/${i}/id`),
+    });
+    // A name after the containers: their insides are skipped, the names around them are not.
+    expect(eventsFor("$[*].note", records).events).toBe(100 * 12 + 2);
+    // A query that can still select inside gets every event.
+    expect(eventsFor("$[*]..b", records).events).toBeGreaterThan(100 * 60);
+    // Errors inside the skipped part are still found.
+    const bad = `${records}\n{"id":1,"tags":[1,,2]}\n`;
+    expect(() => eventsFor("$[*].id", bad)).toThrow(/Unexpected ','/);
+    const dup = `{"id":1,"sub":{"x":1,"x":2}}\n`;
+    expect(() => eventsFor("$[*].id", dup)).toThrow(/Duplicate member name/);
+  });
+
+  test("a query that can select nothing more stops reading, quiet or not", async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => `{"id":${i},"a":[1,2]}`);
+    const counted = (text: string) => {
+      const inner = bufferReader(new TextEncoder().encode(text));
+      const reader = {
+        bytes: 0,
+        size: inner.size,
+        async read(position: number, length: number) {
+          const out = await inner.read(position, length);
+          reader.bytes += out.length;
+          return out;
+        },
+      };
+      return reader;
+    };
+    const records = `${lines.join("\n")}\n`;
+    const cases: [string, "json" | "jsonl", string, string[]][] = [
+      [records, "jsonl", "$.id", []], // records are an array: no names at the top
+      [`[${lines.join(",")}]`, "json", "$.id", []],
+      [records, "jsonl", "$[0].id", ["/0/id"]],
+      [`{"id":1,"rest":[${lines.join(",")}]}`, "json", "$.id", ["/id"]],
+    ];
+    for (const [text, format, query, expected] of cases) {
+      const reader = counted(text);
+      const found: string[] = [];
+      for await (const m of runQuery(reader, format, compileQuery("jsonpath", query)))
+        found.push(m.pointer);
+      expect(found).toEqual(expected);
+      expect(reader.bytes).toBeLessThanOrEqual(64 * 1024);
+    }
+  });
+
+  test("the answers are the same with and without the skipped events", async () => {
+    const doc = `{"a":{"x":[1,{"y":2}],"b":3},"b":{"b":[4]},"c":[{"b":5},{"d":6}]}`;
+    for (const query of ["$.a.b", "$.b.b", "$.c[*].b", "$[*].b", "$.a.x[1].y", "$.c[0]"]) {
+      const expected = await matches(doc, query);
+      expect(eventsFor(query, doc, "json").pointers).toEqual(
+        expected.map((line) => line.split("=")[0]),
+      );
+    }
   });
 });

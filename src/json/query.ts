@@ -109,6 +109,22 @@ export function runQuery(
 }
 
 /**
+ * Like {@link runQuery}, but hands out the matches in batches (those released by each slice of
+ * input fed to the tokenizer), for a consumer that handles many matches per page: no promise per
+ * match. Stop consuming (`return()`) when the page is full.
+ */
+export function runQueryBatches(
+  reader: ByteReader,
+  format: JsonFormat,
+  compiled: CompiledQuery,
+  resume?: ResumeState,
+  limits?: Partial<JsonLimits>,
+  signal?: AbortSignal,
+): AsyncGenerator<JsonMatch[], void, undefined> {
+  return matchBatches(reader, format, compiled, resume, limits, signal);
+}
+
+/**
  * Hands out the matches of {@link matchBatches} one by one. Perf: an async generator allocates a
  * request and several promises per `yield`; the driver yields once per chunk read instead, and a match
  * already in hand costs one resolved promise. Reads happen exactly when they did with one `yield` per
@@ -201,6 +217,20 @@ async function* matchBatches(
     pos = startOffset;
   } else tok.start();
   let skip = resume?.skip ?? 0;
+  /** The matches released since the last call, less those still to skip. */
+  const released = (): JsonMatch[] | null => {
+    const count = ev.out.length;
+    if (count === 0) return null;
+    if (count <= skip) {
+      skip -= count;
+      ev.out.length = 0;
+      return null;
+    }
+    const out = ev.out.splice(0, count);
+    const from = skip;
+    skip = 0;
+    return from > 0 ? out.slice(from) : out;
+  };
   const size = reader.size;
   try {
     while (pos < size) {
@@ -209,34 +239,30 @@ async function* matchBatches(
       const chunk = await reader.read(pos, Math.min(READ_CHUNK_BYTES, size - pos));
       if (chunk.length === 0) break;
       // Perf: fed in slices so that a lookahead request (see evaluator.ts) is served before many
-      // matches pile up behind it; the tokenizer does not care where chunks are cut.
+      // matches pile up behind it, and so that a consumer that stops (a full page) has the
+      // tokenizer go at most one slice past its last match; the tokenizer does not care where
+      // chunks are cut.
       for (let at = 0; at < chunk.length; at += feedSliceBytes) {
         tok.feed(chunk.subarray(at, at + feedSliceBytes));
         while (ev.lookahead) {
           ev.resolveLookahead(await scanForMember(reader, format, lim, ev.lookahead, signal));
         }
+        const out = released();
+        if (out) yield out;
       }
       pos += chunk.length;
-      if (ev.out.length > skip) {
-        const out = ev.out.splice(0, ev.out.length);
-        yield skip > 0 ? out.slice(skip) : out;
-        skip = 0;
-      } else if (ev.out.length > 0) {
-        skip -= ev.out.length;
-        ev.out.length = 0;
-      }
     }
     if (pos >= size) tok.end();
   } catch (e) {
     // Matches released before the problem are still delivered (they were complete and in order),
     // so whether a page fails does not depend on where chunks happen to be cut.
     const error = await withAbsoluteLocation(e, reader, startOffset);
-    const rest = ev.out.splice(0, ev.out.length);
-    if (rest.length > skip) yield rest.slice(skip);
+    const rest = released();
+    if (rest) yield rest;
     throw error;
   }
-  const rest = ev.out.splice(0, ev.out.length);
-  if (rest.length > skip) yield rest.slice(skip);
+  const rest = released();
+  if (rest) yield rest;
 }
 
 /** Detects the format of a source (see the contract's json_open). */

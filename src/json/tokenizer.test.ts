@@ -517,6 +517,86 @@ describe("hostile input: stray '/', duplicate members, long member names", () =>
   });
 });
 
+describe("records that repeat their names (the per-level shape of names)", () => {
+  const jsonl = (records: string[][]) =>
+    `${records.map((names) => `{${names.map((n, i) => `${n}:${i}`).join(",")}}`).join("\n")}\n`;
+
+  test("a duplicate is found wherever a record leaves the previous record's names", () => {
+    const dup = (records: string[][]) => tokenize("jsonl", jsonl(records)).error;
+    expect(
+      dup([
+        ['"a"', '"b"'],
+        ['"a"', '"a"'],
+      ])?.details.location,
+    ).toMatchObject({
+      path: "/1/a",
+      record_index: 1,
+    });
+    expect(
+      dup([
+        ['"a"', '"b"'],
+        ['"b"', '"a"', '"b"'],
+      ])?.details.location,
+    ).toMatchObject({
+      path: "/1/b",
+    });
+    // The same name spelled another way leaves the shape and is still a duplicate.
+    expect(
+      dup([
+        ['"a"', '"b"'],
+        ['"a"', '"\\u0061"'],
+      ])?.code,
+    ).toBe("SYNTAX_ERROR");
+    // Past the small name set (16) and past the shape's 64 names.
+    for (const count of [20, 70]) {
+      const names = Array.from({ length: count }, (_, i) => `"k${i}"`);
+      expect(dup([names, names, [...names, '"k3"']])?.details.location).toMatchObject({
+        path: "/2/k3",
+      });
+      expect(dup([names, [...names.slice(0, count - 1), '"k5"']])?.details.location).toMatchObject({
+        path: "/1/k5",
+      });
+      expect(dup([names, names, names])).toBeUndefined();
+    }
+  });
+
+  test("names and duplicates are the same as without a shape, however the input is cut", () => {
+    const name = fc.constantFrom('"a"', '"b"', '"c"', '"\\u0061"', '"é"', `"${"n".repeat(40)}"`);
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(name, { maxLength: 6 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 4 }),
+        (records, pieces) => {
+          const text = jsonl(records);
+          const whole = tokenize("jsonl", text);
+          const firstDuplicate = records.findIndex(
+            (names) => new Set(names.map((n) => JSON.parse(n))).size !== names.length,
+          );
+          if (firstDuplicate < 0) expect(whole.error).toBeUndefined();
+          else
+            expect(whole.error?.details.location).toMatchObject({ record_index: firstDuplicate });
+          const keys = whole.events.filter((e) => e.startsWith("key ")).map((e) => e.split("@")[0]);
+          // Names up to the first repeated one (its event is not sent: the error comes first).
+          const expected: string[] = [];
+          for (const names of records) {
+            const seen = new Set<string>();
+            for (const n of names) {
+              const decoded = JSON.parse(n) as string;
+              if (seen.has(decoded)) break;
+              seen.add(decoded);
+              expected.push(`key ${JSON.stringify(decoded)}`);
+            }
+            if (seen.size !== names.length) break;
+          }
+          expect(keys).toEqual(expected);
+          expect(tokenize("jsonl", text, pieces)).toEqual(whole);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe("hostile input: random bytes", () => {
   test("any byte soup ends in events or a structured error, the same however it is chunked", () => {
     const alphabet = [...'{}[]",:/*\\0123456789-+.eEtrufalsn \t\r\n\x1e', "\u00e9", "\uffff"];

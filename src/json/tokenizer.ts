@@ -24,6 +24,7 @@
 import * as crypto from "node:crypto";
 import { PagewiseError } from "../core/index.js";
 import * as bytes from "./bytes.js";
+import { KeyShape } from "./key-shape.js";
 import type { JsonLimits } from "./limits.js";
 import { escapePointerToken } from "./pointer-text.js";
 
@@ -151,6 +152,15 @@ const BIG_KEY_SET_KEPT = 4096;
 const KEPT_NAME_CHARS = 32;
 const ASTERISK = 0x2a;
 const KEY_CACHE_SLOTS = 1024;
+/** {@link Tokenizer.quietInside} not in effect. */
+const NOT_QUIET = 0x7fffffff;
+// How an open object's names relate to its level's KeyShape.
+/** Every name so far is the shape's name at the same place: names are neither decoded nor kept. */
+const SHAPE_ON = 2;
+/** The names left the shape, which now follows this object (its names are appended). */
+const SHAPE_FOLLOW = 1;
+/** The shape does not follow this object (a resumed object, or a full shape). */
+const SHAPE_OFF = 0;
 const KEY_CACHE_WIDTH = 24;
 
 /** A sink that ignores everything (validation). */
@@ -170,6 +180,8 @@ export class Tokenizer {
 
   /** Open levels (containers, plus the record sequence at level 0 for JSONL / JSON-seq). */
   depth = 0;
+  /** Events at a depth above this are not sent (see {@link quietInside}). */
+  #quiet = NOT_QUIET;
   readonly kinds: Uint8Array;
   readonly index: Float64Array;
   readonly members: Float64Array;
@@ -180,6 +192,9 @@ export class Tokenizer {
   #smallCount: Int32Array;
   /** Per level: every name, once the object has more than {@link SMALL_KEY_SET}. */
   #bigKeys: (Set<string> | null)[];
+  /** Per level: the names of the last object there, and how the open object relates to them. */
+  #shapes: KeyShape[] = [];
+  #shapeMode: Uint8Array;
 
   #state: number;
   #base = 0; // absolute offset of chunk[0]
@@ -227,6 +242,7 @@ export class Tokenizer {
     this.#smallKeys = [];
     this.#smallCount = new Int32Array(cap);
     this.#bigKeys = [];
+    this.#shapeMode = new Uint8Array(cap);
     this.#realDepthOffset = format === "json" ? 0 : 1;
     this.#state = format === "json" ? S_VALUE : format === "jsonl" ? S_LINE_START : S_SEQ_START;
   }
@@ -252,6 +268,8 @@ export class Tokenizer {
       const d = this.#push(level.kind);
       this.index[d] = level.index;
       if (level.kind === KIND_OBJECT) {
+        // The names before the offset are not known: the shape cannot vouch for this object.
+        this.#shapeMode[d] = SHAPE_OFF;
         this.members[d] = 1;
         this.keys[d] = level.key;
         this.keyAt[d] = level.keyAt;
@@ -271,10 +289,23 @@ export class Tokenizer {
     let total = 0;
     for (let d = 0; d < this.depth; d++) {
       if (this.kinds[d] !== KIND_OBJECT) continue;
+      if (this.#shapeMode[d] === SHAPE_ON) {
+        for (let k = 0; k < this.members[d]; k++) total += this.#shapes[d].tokens[k].length;
+      }
       for (let k = 0; k < this.#smallCount[d]; k++) total += this.#smallKeys[d][k].length;
       for (const k of this.#bigKeys[d] ?? []) total += k.length;
     }
     return total;
+  }
+
+  /**
+   * The sink needs no more events from inside the container open at `level` (its members and
+   * everything in them): they are still tokenized and checked, but not sent, until that container
+   * ends (its own `close` is sent). Perf: a query that has selected all it can from a record
+   * skips the events of the rest of it.
+   */
+  quietInside(level: number): void {
+    if (level < this.#quiet) this.#quiet = level;
   }
 
   /** Absolute offset of the next byte to be fed. */
@@ -415,6 +446,8 @@ export class Tokenizer {
       this.#smallCount[d] = 0;
       const big = this.#bigKeys[d];
       if (big) big.clear();
+      if (this.#shapes[d] === undefined) this.#shapes[d] = new KeyShape();
+      this.#shapeMode[d] = SHAPE_ON;
     }
     this.depth = d + 1;
     return d;
@@ -1010,12 +1043,12 @@ export class Tokenizer {
     switch (b) {
       case OPEN_BRACE:
         this.#push(KIND_OBJECT, abs);
-        this.sink.open(KIND_OBJECT, abs);
+        if (this.depth <= this.#quiet) this.sink.open(KIND_OBJECT, abs);
         this.#state = S_OBJ_FIRST;
         return i + 1;
       case OPEN_BRACKET:
         this.#push(KIND_ARRAY, abs);
-        this.sink.open(KIND_ARRAY, abs);
+        if (this.depth <= this.#quiet) this.sink.open(KIND_ARRAY, abs);
         this.#state = S_ARR_FIRST;
         return i + 1;
       case QUOTE:
@@ -1104,21 +1137,69 @@ export class Tokenizer {
     }
     this.#scalarEndIdx = i;
     if (this.#strIsKey) {
-      const name = this.#keyString();
-      const d = this.depth - 1;
-      // The name is recorded first so that a duplicate's location names the member itself.
-      this.keys[d] = name;
-      this.keyAt[d] = this.#tokStart;
-      this.#addKey(d, name);
-      this.#state = S_COLON;
-      this.sink.key(name, this.#tokStart);
+      this.#endKey();
       return;
     }
     this.#scalar(T_STRING, this.#tokStart, end);
   }
 
-  #addKey(d: number, fullName: string): void {
-    const name = nameToken(fullName);
+  /** A member name ended: names it, checks it is new in its object, tells the sink. */
+  #endKey(): void {
+    const d = this.depth - 1;
+    const k = this.members[d];
+    const shape = this.#shapes[d];
+    let name: string;
+    this.#tokenBytes();
+    if (
+      this.#shapeMode[d] === SHAPE_ON &&
+      k < shape.count &&
+      shape.matches(k, this.#tbBytes, this.#tbStart + 1, this.#tbEnd - 1)
+    ) {
+      name = shape.names[k];
+      this.keys[d] = name;
+      this.keyAt[d] = this.#tokStart;
+      this.#countMember(d);
+    } else {
+      if (this.#shapeMode[d] === SHAPE_ON) this.#leaveShape(d, shape, k);
+      name = this.#keyString();
+      // The name is recorded first so that a duplicate's location names the member itself.
+      this.keys[d] = name;
+      this.keyAt[d] = this.#tokStart;
+      const token = this.#addKey(d, name);
+      if (
+        this.#shapeMode[d] === SHAPE_FOLLOW &&
+        !shape.append(this.#tbBytes, this.#tbStart + 1, this.#tbEnd - 1, name, token)
+      )
+        this.#shapeMode[d] = SHAPE_OFF;
+    }
+    this.#state = S_COLON;
+    if (this.depth <= this.#quiet) this.sink.key(name, this.#tokStart);
+  }
+
+  /**
+   * The object at level `d` has a name other than its shape's `k`-th: the shape is cut to the `k`
+   * names this object shares with it, and those become the names duplicate detection compares with.
+   */
+  #leaveShape(d: number, shape: KeyShape, k: number): void {
+    shape.count = k;
+    this.#shapeMode[d] = SHAPE_FOLLOW;
+    const tokens = shape.tokens;
+    if (k <= SMALL_KEY_SET) {
+      const small = this.#smallKeys[d];
+      for (let j = 0; j < k; j++) small[j] = tokens[j];
+      this.#smallCount[d] = k;
+      return;
+    }
+    let big = this.#bigKeys[d];
+    if (!big) {
+      big = new Set<string>();
+      this.#bigKeys[d] = big;
+    }
+    for (let j = 0; j < k; j++) big.add(tokens[j]);
+    this.#smallCount[d] = 0;
+  }
+
+  #countMember(d: number): void {
     const count = ++this.members[d];
     if (count > this.limits.maxObjectMembers) {
       this.#limit(
@@ -1129,19 +1210,25 @@ export class Tokenizer {
         "An object has too many members",
       );
     }
+  }
+
+  /** Counts a new member and checks its name against the object's others; returns its token. */
+  #addKey(d: number, fullName: string): string {
+    const name = nameToken(fullName);
+    this.#countMember(d);
     const small = this.#smallKeys[d];
     const used = this.#smallCount[d];
     let big = this.#bigKeys[d];
     if (big && big.size > 0) {
       if (big.has(name)) this.#duplicate(fullName);
       big.add(name);
-      return;
+      return name;
     }
     for (let k = 0; k < used; k++) if (small[k] === name) this.#duplicate(fullName);
     if (used < SMALL_KEY_SET) {
       small[used] = name;
       this.#smallCount[d] = used + 1;
-      return;
+      return name;
     }
     if (!big) {
       big = new Set<string>();
@@ -1150,6 +1237,7 @@ export class Tokenizer {
     for (let k = 0; k < used; k++) big.add(small[k]);
     big.add(name);
     this.#smallCount[d] = 0;
+    return name;
   }
 
   #endNumber(i: number): void {
@@ -1169,7 +1257,7 @@ export class Tokenizer {
   }
 
   #scalar(type: number, start: number, end: number): void {
-    this.sink.scalar(type, start, end);
+    if (this.depth <= this.#quiet) this.sink.scalar(type, start, end);
     this.#carrying = false;
     this.#carryLen = 0;
     this.#endOfValue(end);
@@ -1180,7 +1268,10 @@ export class Tokenizer {
     // A large object's names are not kept after it ends (the next object at this level reuses a small set).
     const big = this.#bigKeys[this.depth];
     if (big && big.size > BIG_KEY_SET_KEPT) this.#bigKeys[this.depth] = null;
-    this.sink.close(end);
+    if (this.depth <= this.#quiet) {
+      this.#quiet = NOT_QUIET;
+      this.sink.close(end);
+    }
     this.#endOfValue(end);
   }
 

@@ -27,7 +27,7 @@ import {
   type Source,
 } from "../../core/index.js";
 import {
-  compactJsonText,
+  compactJsonRange,
   compileQuery,
   detectFormat,
   type JsonFormat,
@@ -35,7 +35,7 @@ import {
   type JsonMatch,
   type QueryLanguage,
   type ResumeState,
-  runQuery,
+  runQueryBatches,
 } from "../../json/index.js";
 import type { ByteReader } from "../../json/reader.js";
 import { JSON_COMPACT_CHUNK_BYTES, JSON_VALUE_WINDOW_BYTES } from "../limits.js";
@@ -202,7 +202,7 @@ interface PageFrame {
 
 /** What building one page's items needs; `overhead` is learnt at the first item. */
 interface ItemBuilder {
-  readonly reader: ByteReader;
+  readonly reader: ValueWindow;
   readonly estimator: Estimator;
   readonly frame: PageFrame;
   readonly maxTokens: number;
@@ -234,7 +234,7 @@ async function buildPage(
   const ctx = request.context;
   const { estimator } = ctx;
   // Matches arrive in document order, close together: value reads are served from a window.
-  const reader = windowedReader(basis.bytes);
+  const reader = new ValueWindow(basis.bytes);
   const maxTokens = request.params.max_tokens!;
   const compiled = compileQuery(plan.language, plan.query, options.limits);
   const builder: ItemBuilder = {
@@ -246,8 +246,15 @@ async function buildPage(
     signal: ctx.signal,
     overhead: -1,
   };
-  const matches = runQuery(reader, plan.format, compiled, plan.resume, options.limits, ctx.signal);
-  const collected = await collectItems(builder, matches, plan.maxItems);
+  const batches = runQueryBatches(
+    reader,
+    plan.format,
+    compiled,
+    plan.resume,
+    options.limits,
+    ctx.signal,
+  );
+  const collected = await collectItems(builder, batches, plan.maxItems);
   const { items, failure } = collected;
   const render = pageRenderer(builder.frame, plan, collected);
 
@@ -324,31 +331,36 @@ function pageFrame(
  */
 async function collectItems(
   builder: ItemBuilder,
-  matches: AsyncGenerator<JsonMatch, void, undefined>,
+  batches: AsyncGenerator<JsonMatch[], void, undefined>,
   maxItems: number,
 ): Promise<Collected> {
   const items: Item[] = [];
   let exhausted = false;
   let failure: unknown;
   let sum = 0;
+  // One match beyond max_items tells whether there are more (no empty last page).
+  const full = () =>
+    items.length > maxItems ||
+    (items.length > 0 && sum + Math.max(builder.overhead, 0) > builder.maxTokens);
   try {
-    for (;;) {
-      // One match beyond max_items tells whether there are more (no empty last page).
-      if (items.length > maxItems) break;
-      if (items.length > 0 && sum + Math.max(builder.overhead, 0) > builder.maxTokens) break;
-      const next = await matches.next();
+    while (!full()) {
+      const next = await batches.next();
       if (next.done) {
         exhausted = true;
         break;
       }
-      const item = await makeItem(builder, next.value);
-      items.push(item);
-      sum += itemShare(item.tokens);
+      for (const m of next.value) {
+        if (full()) break;
+        // Perf: a value inside the window the engine just read is made without awaiting.
+        const item = itemFromWindow(builder, m) ?? (await makeItem(builder, m));
+        items.push(item);
+        sum += itemShare(item.tokens);
+      }
     }
   } catch (e) {
     failure = e;
   } finally {
-    await matches.return(undefined).catch(() => undefined);
+    await batches.return(undefined).catch(() => undefined);
   }
   return { items, exhausted, failure };
 }
@@ -389,9 +401,21 @@ function truncatedItem(builder: ItemBuilder, m: JsonMatch): Item {
 
 /** A match with its compact value, or truncated when the value cannot fit a page of its own. */
 async function makeItem(builder: ItemBuilder, m: JsonMatch): Promise<Item> {
-  const { estimator, frame } = builder;
   const text = await compactValue(builder.reader, m.start, m.end, builder.capBytes, builder.signal);
-  if (text === null) return truncatedItem(builder, m);
+  return text === null ? truncatedItem(builder, m) : itemWithValue(builder, m, text);
+}
+
+/** {@link makeItem} when the value fits a page and lies in the window already read; else undefined. */
+function itemFromWindow(builder: ItemBuilder, m: JsonMatch): Item | undefined {
+  const window = builder.reader;
+  if (m.end - m.start > builder.capBytes) return undefined;
+  const at = window.offsetOf(m.start, m.end);
+  if (at < 0) return undefined;
+  return itemWithValue(builder, m, compactJsonRange(window.bytes, at, at + (m.end - m.start)));
+}
+
+function itemWithValue(builder: ItemBuilder, m: JsonMatch, text: string): Item {
+  const { estimator, frame } = builder;
   const json = `{"path":${JSON.stringify(m.pointer)},"value":${text}}`;
   const tokens = estimator.count(json);
   if (builder.overhead < 0)
@@ -406,24 +430,33 @@ async function makeItem(builder: ItemBuilder, m: JsonMatch): Promise<Item> {
 const UTF8 = new TextDecoder("utf-8");
 
 /**
- * A reader that keeps the last window it read, so that reading many small values that lie close
- * together costs one positional read per window instead of one per value.
+ * A reader that keeps the last window it read, so that the engine's reads and the many small
+ * values that lie close together cost one positional read per window instead of one per value.
  */
-function windowedReader(inner: ByteReader): ByteReader {
-  let start = 0;
-  let bytes: Uint8Array = new Uint8Array(0);
-  return {
-    size: inner.size,
-    async read(position: number, length: number): Promise<Uint8Array> {
-      const end = Math.min(inner.size, position + length);
-      if (position >= start && end <= start + bytes.length)
-        return bytes.subarray(position - start, end - start);
-      if (length > JSON_VALUE_WINDOW_BYTES) return inner.read(position, length);
-      bytes = await inner.read(position, JSON_VALUE_WINDOW_BYTES);
-      start = position;
-      return bytes.subarray(0, end - position);
-    },
-  };
+class ValueWindow implements ByteReader {
+  readonly size: number;
+  /** Source offset of `bytes[0]`. */
+  start = 0;
+  bytes: Uint8Array = new Uint8Array(0);
+  constructor(readonly inner: ByteReader) {
+    this.size = inner.size;
+  }
+
+  async read(position: number, length: number): Promise<Uint8Array> {
+    const end = Math.min(this.size, position + length);
+    const at = this.offsetOf(position, end);
+    if (at >= 0) return this.bytes.subarray(at, at + (end - position));
+    if (length > JSON_VALUE_WINDOW_BYTES) return this.inner.read(position, length);
+    this.bytes = await this.inner.read(position, JSON_VALUE_WINDOW_BYTES);
+    this.start = position;
+    return this.bytes.subarray(0, end - position);
+  }
+
+  /** Where source bytes `[from, to)` are in `bytes`, or -1 when the window does not hold them. */
+  offsetOf(from: number, to: number): number {
+    const start = this.start;
+    return from >= start && to <= start + this.bytes.length ? from - start : -1;
+  }
 }
 
 /**
@@ -438,7 +471,10 @@ async function compactValue(
   signal?: AbortSignal,
 ): Promise<string | null> {
   const span = end - start;
-  if (span <= capBytes) return compactJsonText(await reader.read(start, span));
+  if (span <= capBytes) {
+    const bytes = await reader.read(start, span);
+    return compactJsonRange(bytes, 0, bytes.length);
+  }
   const parts: Uint8Array[] = [];
   let total = 0;
   let inString = false;
