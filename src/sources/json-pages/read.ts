@@ -20,6 +20,7 @@ import {
   budgetTooSmall,
   type Estimator,
   fitItemCount,
+  type ItemPageLayout,
   itemShare,
   type PageParam,
   type PageRequest,
@@ -256,15 +257,17 @@ async function buildPage(
   );
   const collected = await collectItems(builder, batches, plan.maxItems);
   const { items, failure } = collected;
-  const render = pageRenderer(builder.frame, plan, collected);
+  const layout = pageRenderer(builder.frame, plan, collected);
+  const render = (count: number) => renderItems(layout, count);
 
   const available = Math.min(items.length, plan.maxItems);
-  // Perf: each item was counted once when it was made; the sum predicts the page.
+  // Perf: the page is counted in one pass over its items (a running count); else each item's own
+  // count, taken when it was made, predicts the cut.
   const itemCost = (i: number) => itemShare(items[i]!.tokens);
-  let fitted = fitItemCount(available, maxTokens, estimator, render, itemCost);
+  let fitted = fitItemCount(available, maxTokens, estimator, render, itemCost, layout);
   if (fitted.amount === 0 && available > 0 && !items[0]!.truncated) {
     items[0] = truncatedItem(builder, items[0]!.match);
-    fitted = fitItemCount(available, maxTokens, estimator, render, itemCost);
+    fitted = fitItemCount(available, maxTokens, estimator, render, itemCost, layout);
   }
   if (fitted.amount === 0 && available > 0)
     throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one match");
@@ -366,11 +369,7 @@ async function collectItems(
 }
 
 /** The page text with the first `count` items; each continuation cursor is made once. */
-function pageRenderer(
-  frame: PageFrame,
-  plan: PagePlan,
-  collected: Collected,
-): (count: number) => string {
+function pageRenderer(frame: PageFrame, plan: PagePlan, collected: Collected): ItemPageLayout {
   const { items, exhausted, failure } = collected;
   const cursors = new Map<number, string>();
   const cursorAfter = (count: number): string => {
@@ -385,12 +384,22 @@ function pageRenderer(
     }
     return c;
   };
-  return (count) => {
-    const more = count < items.length || !exhausted || failure !== undefined;
-    let body = "";
-    for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
-    return `${frame.head}${body}],"complete":${!more},"next_cursor":${more ? JSON.stringify(cursorAfter(count)) : "null"},"stats":{"returned":${count},"skipped":${frame.skipped}}${frame.extras}}`;
+  return {
+    head: frame.head,
+    item: (i) => items[i]!.json,
+    separator: ",",
+    tail: (count) => {
+      const more = count < items.length || !exhausted || failure !== undefined;
+      return `],"complete":${!more},"next_cursor":${more ? JSON.stringify(cursorAfter(count)) : "null"},"stats":{"returned":${count},"skipped":${frame.skipped}}${frame.extras}}`;
+    },
   };
+}
+
+/** The page `layout` describes, holding its first `count` items. */
+function renderItems(layout: ItemPageLayout, count: number): string {
+  let body = "";
+  for (let i = 0; i < count; i++) body += (i > 0 ? layout.separator : "") + layout.item(i);
+  return `${layout.head}${body}${layout.tail(count)}`;
 }
 
 /** A match whose value cannot fit: its size and a `read` cursor over its source text. */
