@@ -386,12 +386,15 @@ export function fitTextPrefix(
 }
 
 /**
- * Code units added at a time while a running count fits a text page: whole pieces while the page
- * is far from the budget, then smaller ones, then single code points.
+ * Content added at once while a running count fits a page: at first (code units of text, items),
+ * then sized to fill half the room left at the tokens per unit so far, at most the maximum.
  */
-const RUNNING_STEPS = [TEXT_PIECE_UNITS, 16, 1] as const;
+const RUNNING_STEP = {
+  text: { first: TEXT_PIECE_UNITS, max: 16 * TEXT_PIECE_UNITS },
+  items: { first: 16, max: 1024 },
+} as const;
 /** Times a page's tail is re-measured when it turned out cheaper than allowed for. */
-const MAX_TAIL_ROUNDS = 3;
+const MAX_TAIL_ROUNDS = 4;
 
 /** A point a running fit can go back to: the page's text up to `amount` counted. */
 interface RunningPoint {
@@ -415,8 +418,47 @@ interface RunningPage {
   readonly limit: number;
   /** Counts the page that ends at `point` (its tail added to a fork of the count). */
   close(point: RunningPoint): ClosedPage;
-  /** Adds content after the last point while `fits` accepts the point reached, pushing points. */
-  advance(points: RunningPoint[], fits: (point: RunningPoint) => boolean): void;
+  /** The point after `from` holding content up to `end` (a text cut moved to a code point). */
+  extend(from: RunningPoint, end: number): RunningPoint;
+  /** Content added at once: at first, and at most. */
+  readonly step: { readonly first: number; readonly max: number };
+}
+
+/**
+ * Adds content after the last point while the count stays within `tokens` (or the point is the
+ * last one and its closed page fits), pushing each point reached. Perf: content goes in groups
+ * (one count call and one fork each) sized to fill half the room left, down to one unit near the
+ * cut: a page of a thousand small items costs a few calls, and little is counted past the cut.
+ */
+function advanceRunning(
+  page: RunningPage,
+  points: RunningPoint[],
+  tokens: number,
+  maxTokens: number,
+): void {
+  const base = points[0]!;
+  let step = page.step.first;
+  for (;;) {
+    const from = points[points.length - 1]!;
+    if (from.amount >= page.limit) return;
+    const next = page.extend(from, Math.min(page.limit, from.amount + step));
+    const fits =
+      next.count.tokens() <= tokens ||
+      // The last page's tail is the shortest (no cursor): it is closed rather than allowed for.
+      (next.amount === page.limit && page.close(next).tokens <= maxTokens);
+    if (!fits) {
+      if (step === 1) return;
+      step = Math.max(1, Math.floor(step / 4));
+      continue;
+    }
+    points.push(next);
+    const perUnit = Math.max(
+      1 / 64,
+      (next.count.tokens() - base.count.tokens()) / Math.max(1, next.amount - base.amount),
+    );
+    const room = tokens - next.count.tokens();
+    step = Math.max(1, Math.min(page.step.max, Math.floor(room / perUnit / 2)));
+  }
 }
 
 /**
@@ -433,23 +475,27 @@ function fitRunning(
 ): ClosedPage {
   const tolerance = Math.max(1, Math.floor(maxTokens * FILL_TOLERANCE));
   let closed = first;
+  // What the tail adds to the page (its cursor, has_more…): as on the last page closed, or more
+  // when a page further on turned out to need more.
+  let allowance = first.tokens - first.point.count.tokens();
   for (let round = 0; round < MAX_TAIL_ROUNDS; round++) {
     const reached = points[points.length - 1]!;
     if (reached.amount >= page.limit || maxTokens - closed.tokens <= tolerance) break;
-    const allowance = closed.tokens - reached.count.tokens();
-    // The last page's tail is the shortest (no cursor): it is closed rather than allowed for.
-    page.advance(
-      points,
-      (point) =>
-        point.count.tokens() + allowance <= maxTokens ||
-        (point.amount === page.limit && page.close(point).tokens <= maxTokens),
-    );
-    if (points[points.length - 1] === reached) break;
-    closed = page.close(points[points.length - 1]!);
-    while (closed.tokens > maxTokens && points.length > 1) {
+    advanceRunning(page, points, maxTokens - allowance, maxTokens);
+    const last = points[points.length - 1]!;
+    if (last === reached) break;
+    const tried = page.close(last);
+    allowance = tried.tokens - last.count.tokens();
+    if (tried.tokens <= maxTokens) {
+      closed = tried;
+      continue;
+    }
+    // Over the budget: back off to the last point whose page fits, and go on from there with
+    // what the tail costs further on.
+    do {
       points.pop();
       closed = page.close(points[points.length - 1]!);
-    }
+    } while (closed.tokens > maxTokens && points.length > 1);
   }
   return closed;
 }
@@ -483,9 +529,9 @@ function runningPageOf(
 }
 
 /**
- * `fitTextPrefix` with a running count: the content is escaped and counted once, piece by piece,
- * whole pieces while the page is far from the budget, then smaller ones (RUNNING_STEPS). The count
- * of the returned page is exact: a running count equals a whole count.
+ * `fitTextPrefix` with a running count: the content is escaped and counted once, piece by piece
+ * (see `advanceRunning`). The count of the returned page is exact: a running count equals a whole
+ * count.
  */
 function fitTextRunning(
   text: string,
@@ -499,7 +545,9 @@ function fitTextRunning(
     close,
     written,
   } = runningPageOf(running, `${layout.head}"`, (units) => `"${layout.tail(units)}`, "");
-  const extend = (from: RunningPoint, units: number): RunningPoint => {
+  const extend = (from: RunningPoint, end: number): RunningPoint => {
+    let units = codePointFloor(text, end);
+    if (units <= from.amount) units = Math.min(text.length, from.amount + 2);
     const shown = jsonEscaped(text.slice(from.amount, units));
     const count = from.count.fork();
     count.add(shown);
@@ -518,20 +566,8 @@ function fitTextRunning(
   if (smallest.tokens > maxTokens) {
     throw budgetTooSmall(maxTokens, smallest.tokens, "one character of content");
   }
-  const advance = (at: RunningPoint[], fits: (point: RunningPoint) => boolean) => {
-    for (const step of RUNNING_STEPS) {
-      for (;;) {
-        const from = at[at.length - 1]!;
-        if (from.amount >= text.length) return;
-        let units = codePointFloor(text, Math.min(text.length, from.amount + step));
-        if (units <= from.amount) units = Math.min(text.length, from.amount + 2);
-        const next = extend(from, units);
-        if (!fits(next)) break;
-        at.push(next);
-      }
-    }
-  };
-  return written(fitRunning({ limit: text.length, close, advance }, points, smallest, maxTokens));
+  const page = { limit: text.length, close, extend, step: RUNNING_STEP.text };
+  return written(fitRunning(page, points, smallest, maxTokens));
 }
 
 /**
@@ -563,21 +599,18 @@ function fitItemsRunning(
   const points: RunningPoint[] = [start];
   const none = close(points[0]!);
   if (none.tokens > maxTokens || available === 0) return written(none);
-  const advance = (at: RunningPoint[], fits: (point: RunningPoint) => boolean) => {
-    for (;;) {
-      const from = at[at.length - 1]!;
-      if (from.amount >= available) return;
-      const item = items[from.amount] ?? layout.item(from.amount);
-      items[from.amount] = item;
-      const count = from.count.fork();
-      if (from.amount > 0) count.add(layout.separator);
-      count.add(item);
-      const next = { amount: from.amount + 1, count, parts: from.amount + 1 };
-      if (!fits(next)) return;
-      at.push(next);
+  const extend = (from: RunningPoint, end: number): RunningPoint => {
+    let added = "";
+    for (let i = from.amount; i < end; i++) {
+      items[i] ??= layout.item(i);
+      added += (i > 0 ? layout.separator : "") + items[i];
     }
+    const count = from.count.fork();
+    count.add(added);
+    return { amount: end, count, parts: end };
   };
-  return written(fitRunning({ limit: available, close, advance }, points, none, maxTokens));
+  const page = { limit: available, close, extend, step: RUNNING_STEP.items };
+  return written(fitRunning(page, points, none, maxTokens));
 }
 
 /** What a JSON item's own count exceeds its share of a page by; see `itemShare`. */
