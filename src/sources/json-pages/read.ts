@@ -43,7 +43,11 @@ import { JSON_COMPACT_CHUNK_BYTES, JSON_VALUE_WINDOW_BYTES } from "../limits.js"
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorFilePath } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
-import { openVersionedFile, type VersionedFile } from "../shared/versioned-file.js";
+import {
+  closeInBackground,
+  openVersionedFile,
+  type VersionedFile,
+} from "../shared/versioned-file.js";
 import { JSON_CURSOR, type JsonCursorState } from "./cursor.js";
 import type { JsonHandle, JsonHandles } from "./handles.js";
 
@@ -174,7 +178,7 @@ async function jsonReadPage(
     await basis.confirmUnchanged();
     return page;
   } finally {
-    await basis.close();
+    closeInBackground(basis.close);
   }
 }
 

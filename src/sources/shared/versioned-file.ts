@@ -43,6 +43,14 @@ export interface VersionedFile {
   close(): Promise<void>;
 }
 
+/**
+ * Closes a file without waiting: the page is made, and the close is a thread-pool round trip the
+ * answer need not wait for (a close that fails leaves nothing to do).
+ */
+export function closeInBackground(close: () => Promise<void>): void {
+  close().catch(() => undefined);
+}
+
 export function changedWhileReading(): PagewiseError {
   return new PagewiseError(
     "CONTENT_CHANGED",

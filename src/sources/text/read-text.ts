@@ -50,7 +50,11 @@ import {
   writeFingerprint,
 } from "../shared/range-anchor.js";
 import { READ_CURSOR, type ReadCursorState, type ReadEnd } from "../shared/read-cursor.js";
-import { changedWhileReading, openVersionedFile } from "../shared/versioned-file.js";
+import {
+  changedWhileReading,
+  closeInBackground,
+  openVersionedFile,
+} from "../shared/versioned-file.js";
 
 export type ReadEncoding = "utf-8" | "base64";
 
@@ -117,7 +121,7 @@ export async function readLines(ctx: SourceContext, req: ReadLinesRequest): Prom
     if (tokens > req.maxReadTokens) throw tooLarge(tokens);
     return text;
   } finally {
-    await opened.handle.close();
+    closeInBackground(() => opened.handle.close());
   }
 }
 
@@ -212,7 +216,7 @@ async function readPage(request: PageRequest<ReadArgs, ReadState, SourceContext>
     await basis.confirm();
     return page;
   } finally {
-    await basis.close();
+    closeInBackground(basis.close);
   }
 }
 
