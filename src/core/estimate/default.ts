@@ -536,22 +536,33 @@ export interface DefaultCountState {
 
 /** The state at the start of a text. */
 export function startDefaultCount(): DefaultCountState {
-  return {
-    cost: 0,
-    units: 0,
-    group: G_START,
-    cls: SPACE,
-    pos: 0,
-    letter: -1,
-    rare: 0,
-    runRate: 0,
-    c1: -1,
-    c2: -1,
-    c3: -1,
-    punct: -1,
-    extendedLatinAt: -EXTENDED_LATIN_REACH,
-  };
+  return resetDefaultCount({} as DefaultCountState);
 }
+
+/** Puts `state` back at the start of a text. */
+function resetDefaultCount(state: DefaultCountState): DefaultCountState {
+  state.cost = 0;
+  state.units = 0;
+  state.group = G_START;
+  state.cls = SPACE;
+  state.pos = 0;
+  state.letter = -1;
+  state.rare = 0;
+  state.runRate = 0;
+  state.c1 = -1;
+  state.c2 = -1;
+  state.c3 = -1;
+  state.punct = -1;
+  state.extendedLatinAt = -EXTENDED_LATIN_REACH;
+  return state;
+}
+
+/**
+ * Perf: the state of `countDefault`, reused from call to call (a count never calls out, so it is
+ * never in use twice at once): pages count thousands of small items, where a new state per call
+ * cost a fifth of the count.
+ */
+const SCRATCH = startDefaultCount();
 
 /** Tokens of everything scanned into `state`, rounded up once. */
 export function defaultCountTokens(state: DefaultCountState): number {
@@ -565,7 +576,7 @@ export function defaultCountTokens(state: DefaultCountState): number {
  * Estimated tokens of `text` under the `default` estimator (see the module comment).
  */
 export function countDefault(text: string): number {
-  const state = startDefaultCount();
+  const state = resetDefaultCount(SCRATCH);
   scanDefault(state, text, 0, text.length);
   return defaultCountTokens(state);
 }
