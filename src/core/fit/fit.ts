@@ -510,6 +510,7 @@ function runningPageOf(
   head: string,
   tail: (amount: number) => string,
   separator: string,
+  partText: (part: string) => string = (part) => part,
 ) {
   const opened = running();
   opened.add(head);
@@ -522,7 +523,7 @@ function runningPageOf(
   };
   const written = (closed: ClosedPage): Fitted => ({
     amount: closed.point.amount,
-    text: `${head}${parts.slice(0, closed.point.parts).join(separator)}${closed.tail}`,
+    text: `${head}${parts.slice(0, closed.point.parts).map(partText).join(separator)}${closed.tail}`,
     tokens: closed.tokens,
   });
   return { start: { amount: 0, count: opened, parts: 0 } as RunningPoint, parts, close, written };
@@ -544,15 +545,24 @@ function fitTextRunning(
     parts: pieces,
     close,
     written,
-  } = runningPageOf(running, `${layout.head}"`, (units) => `"${layout.tail(units)}`, "");
+  } = runningPageOf(
+    running,
+    `${layout.head}"`,
+    (units) => `"${layout.tail(units)}`,
+    "",
+    (quoted) => quoted.slice(1, quoted.length - 1),
+  );
   const extend = (from: RunningPoint, end: number): RunningPoint => {
     let units = codePointFloor(text, end);
     if (units <= from.amount) units = Math.min(text.length, from.amount + 2);
-    const shown = jsonEscaped(text.slice(from.amount, units));
+    // Perf: the piece is kept and counted as JSON.stringify gives it, quotes and all, and
+    // counted between its quotes: a slice of it would be a sliced string, which the count reads
+    // 1.7x slower than a flat one.
+    const quoted = JSON.stringify(text.slice(from.amount, units));
     const count = from.count.fork();
-    count.add(shown);
+    count.add(quoted, 1, quoted.length - 1);
     pieces.length = from.parts;
-    pieces.push(shown);
+    pieces.push(quoted);
     return { amount: units, count, parts: from.parts + 1 };
   };
   const first = firstCodePoint(text);
