@@ -60,6 +60,18 @@ export interface ServerHandle {
 /** How the client opens: pinned to 2026-07-28 (no `initialize`) or the 2025 `initialize` handshake. */
 export type ProtocolChoice = "2026-07-28" | "legacy";
 
+/**
+ * Where a 2026-07-28 client sends its `server/discover` probe over stdio. The SDK's own transport
+ * probes on a disposable sibling process started from the same command (servers of older SDKs exit
+ * on a request before `initialize`), so every server would be started twice; any subclass of the
+ * transport probes in place, on the process the session then uses. Tests use "in-place" unless the
+ * sibling flow is what they check (test/protocol.e2e.test.ts).
+ */
+export type StdioProbe = "in-place" | "sibling";
+
+/** The SDK's stdio transport, unchanged; being a subclass makes the client probe in place. */
+class InPlaceProbeStdioClientTransport extends StdioClientTransport {}
+
 /** A v2 client that speaks `protocol` (pinned, never falling back). */
 export function sdkClient(protocol: ProtocolChoice = "2026-07-28"): Client {
   return new Client(
@@ -72,8 +84,10 @@ export async function startServer(
   args: string[],
   env: Record<string, string> = {},
   protocol: ProtocolChoice = "2026-07-28",
+  probe: StdioProbe = "in-place",
 ): Promise<ServerHandle> {
-  const transport = new StdioClientTransport({
+  const Transport = probe === "sibling" ? StdioClientTransport : InPlaceProbeStdioClientTransport;
+  const transport = new Transport({
     command: process.execPath,
     args: [BIN, "serve", ...args],
     env: { ...(process.env as Record<string, string>), ...env },
