@@ -5,13 +5,12 @@
  * read with the string limit lowered to 4 MiB by a server option (the limit, not the size, is what
  * stops it; the default limit of 16 MiB stops a 1 GB string the same way).
  */
-import { execFileSync } from "node:child_process";
 import { closeSync, openSync, readdirSync, statSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEstimator } from "../dist/core/index.js";
+import { runCli } from "./support/cli.js";
 import {
-  BIN,
   bytesRead,
   outOfRacyWindow,
   type ServerHandle,
@@ -701,24 +700,26 @@ describe("hostile inputs: clean limit errors in bounded time", () => {
 });
 
 describe("CLI", () => {
-  it("pagewise json FILE QUERY [--pointer] prints the same pages", () => {
-    const run = (...args: string[]) =>
-      execFileSync(process.execPath, [BIN, "json", ...args, "--root", dir], {
+  it("pagewise json FILE QUERY [--pointer] prints the same pages", async () => {
+    const run = async (...args: string[]) => {
+      const out = await runCli(["json", ...args, "--root", dir], {
         cwd: dir,
-        env: { ...process.env, PAGEWISE_CURSOR_KEY: KEY },
-        encoding: "utf8",
+        env: { PAGEWISE_CURSOR_KEY: KEY },
       });
-    const a = JSON.parse(run("spelling.json", "$.big"));
+      expect(out.status, out.stderr).toBe(0);
+      return out.stdout;
+    };
+    const a = JSON.parse(await run("spelling.json", "$.big"));
     expect(a).toMatchObject({
       language: "jsonpath",
     });
     expect(JSON.stringify(a.items)).not.toContain("12345678901234567890123"); // parsed by JSON.parse
-    expect(run("spelling.json", "$.big")).toContain('"value":12345678901234567890123}');
-    const b = JSON.parse(run("spelling.json", "/arr/0", "--pointer"));
+    expect(await run("spelling.json", "$.big")).toContain('"value":12345678901234567890123}');
+    const b = JSON.parse(await run("spelling.json", "/arr/0", "--pointer"));
     expect(b).toMatchObject({ language: "pointer", items: [{ path: "/arr/0", value: 1 }] });
-    const c = JSON.parse(run("records.jsonl", "$[*].id", "--max-items", "3"));
+    const c = JSON.parse(await run("records.jsonl", "$[*].id", "--max-items", "3"));
     expect(c.items.map((i: any) => i.value)).toEqual([0, 1, 2]);
-    const d = JSON.parse(run("--cursor", c.next_cursor));
+    const d = JSON.parse(await run("--cursor", c.next_cursor));
     expect(d.items.map((i: any) => i.value)).toEqual([3, 4, 5]);
   });
 });
