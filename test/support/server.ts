@@ -151,16 +151,20 @@ export async function readAllPages(
 /**
  * Resolves once every one of `files` has been left alone for longer than the racy window, from
  * when on the server trusts their versions by identity (core/version) instead of re-hashing or
- * snapshotting them on every call. Files written early enough cost no wait.
+ * snapshotting them on every call. Files written early enough cost no wait. `windowMs` is the
+ * window of another check (a listing's directories).
  */
-export async function outOfRacyWindow(files: string[]): Promise<void> {
+export async function outOfRacyWindow(
+  files: string[],
+  windowMs = Number(RACY_WINDOW_NS / 1_000_000n),
+): Promise<void> {
   let newestMs = 0;
   for (const file of files) {
     const st = statSync(file);
     newestMs = Math.max(newestMs, st.mtimeMs, st.ctimeMs);
   }
   // A few milliseconds more: the server compares whole nanoseconds against its own clock reading.
-  const waitMs = newestMs + Number(RACY_WINDOW_NS / 1_000_000n) + 20 - Date.now();
+  const waitMs = newestMs + windowMs + 20 - Date.now();
   if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
 }
 
