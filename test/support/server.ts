@@ -70,7 +70,7 @@ export type ProtocolChoice = "2026-07-28" | "legacy";
 export type StdioProbe = "in-place" | "sibling";
 
 /** The SDK's stdio transport, unchanged; being a subclass makes the client probe in place. */
-class InPlaceProbeStdioClientTransport extends StdioClientTransport {}
+export class InPlaceProbeStdioClientTransport extends StdioClientTransport {}
 
 /** A v2 client that speaks `protocol` (pinned, never falling back). */
 export function sdkClient(protocol: ProtocolChoice = "2026-07-28"): Client {
