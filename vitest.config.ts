@@ -4,14 +4,14 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 /**
  * Files run two at a time, longest first, so that no slow file starts last. Vitest orders by the
  * durations of the previous run when its results cache has them, and otherwise by file size; the
- * end-to-end files (spawned servers, npm installs) are short files with long runs, so they go
- * first whatever the cache says.
+ * end-to-end files (spawned servers, npm installs) and the property tests (thousands of calls) are
+ * short files with long runs, so they go first whatever the cache says.
  */
-class EndToEndFirst extends BaseSequencer {
+class LongRunsFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const endToEnd = (spec: TestSpecification) => /\.e2e\.test\.ts$/.test(spec.moduleId);
-    return [...sorted.filter(endToEnd), ...sorted.filter((spec) => !endToEnd(spec))];
+    const runsLong = (spec: TestSpecification) => /\.(e2e|property)\.test\.ts$/.test(spec.moduleId);
+    return [...sorted.filter(runsLong), ...sorted.filter((spec) => !runsLong(spec))];
   }
 }
 
@@ -27,6 +27,6 @@ export default defineConfig({
     // the sources once instead of once per file (no test relies on a fresh process: servers
     // under test run in processes of their own, or in process from objects each file creates).
     isolate: false,
-    sequence: { sequencer: EndToEndFirst },
+    sequence: { sequencer: LongRunsFirst },
   },
 });

@@ -2,12 +2,14 @@
  * The terminal commands as a person uses them: any path from any directory, the content itself
  * with --raw and the next command on stderr, one file searched, help that shows one command's
  * options, errors in flag terms with documented exit statuses, configuration by environment.
+ * Commands run in the test's process (support/cli.ts); those whose subject is the process itself
+ * (the status it exits with, a server's start) run as processes of their own.
  */
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, REPO, startServer, tempDir } from "./support/server.js";
+import { type CliRun, runCli, spawnCli } from "./support/cli.js";
+import { REPO, startServer, tempDir } from "./support/server.js";
 
 const KEY = "cli-e2e-test-key-0123456789abcdef";
 let dir: string;
@@ -15,30 +17,22 @@ let cleanup: () => void;
 let configHome: string;
 let cleanupConfig: () => void;
 
-interface Run {
-  stdout: string;
-  stderr: string;
-  status: number | null;
+/** The command's environment: a fixed cursor key and a config directory of the test's own. */
+function environment(env: Record<string, string | undefined> = {}) {
+  return { PAGEWISE_CURSOR_KEY: KEY, XDG_CONFIG_HOME: configHome, ...env };
 }
 
-/** `pagewise ARGS` from `cwd` (default "/": every target is outside it). */
+/** `pagewise ARGS` from `cwd` (default "/": every target is outside it), run in this process. */
 function pagewise(
   args: string[],
   options: { cwd?: string; env?: Record<string, string | undefined> } = {},
-): Run {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    PAGEWISE_CURSOR_KEY: KEY,
-    XDG_CONFIG_HOME: configHome,
-    ...options.env,
-  };
-  for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: options.cwd ?? "/",
-    env: env as NodeJS.ProcessEnv,
-    encoding: "utf8",
-  });
-  return { stdout: result.stdout, stderr: result.stderr, status: result.status };
+): Promise<CliRun> {
+  return runCli(args, { cwd: options.cwd ?? "/", env: environment(options.env) });
+}
+
+/** The same as a process of its own, where the subject is the status the process exits with. */
+function pagewiseProcess(args: string[]): CliRun {
+  return spawnCli(args, { cwd: "/", env: environment() });
 }
 
 /** Splits a command line the CLI printed (POSIX words, single quotes) into its arguments. */
@@ -82,17 +76,23 @@ afterAll(() => {
 });
 
 describe("any path from any directory", () => {
-  it("reads a file outside the current directory without --root", () => {
-    const run = pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "500"]);
+  it("reads a file outside the current directory without --root", async () => {
+    const run = await pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "500"]);
     expect(run.status).toBe(0);
     const page = JSON.parse(run.stdout);
     expect(text.startsWith(page.content)).toBe(true);
     expect(page.has_more).toBe(true);
   });
 
-  it("--raw prints the content itself; following the printed commands rebuilds the file", () => {
-    // Each page is a process start, so a budget that makes a few pages, not dozens.
-    let run = pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "3000", "--raw"]);
+  it("--raw prints the content itself; following the printed commands rebuilds the file", async () => {
+    // Each page is a command of its own: a budget that makes a few pages, not dozens.
+    let run = await pagewise([
+      "read",
+      path.join(dir, "notes.txt"),
+      "--max-tokens",
+      "3000",
+      "--raw",
+    ]);
     let rebuilt = "";
     let pages = 0;
     for (; ; pages++) {
@@ -102,22 +102,22 @@ describe("any path from any directory", () => {
       if (!next) break;
       expect(next).toContain("--raw");
       expect(pages).toBeLessThan(200);
-      run = pagewise(next);
+      run = await pagewise(next);
     }
     expect(pages).toBeGreaterThan(1);
     expect(rebuilt).toBe(text);
   }, 180_000);
 
-  it("a file too large to print whole: its first page with --raw, RESPONSE_TOO_LARGE with --json", () => {
+  it("a file too large to print whole: its first page with --raw, RESPONSE_TOO_LARGE with --json", async () => {
     const big = path.join(dir, "big.txt");
     const content = Array.from({ length: 40_000 }, (_, i) => `${i}`).join("\n");
     writeFileSync(big, content);
-    const raw = pagewise(["read", big, "--raw"]);
+    const raw = await pagewise(["read", big, "--raw"]);
     expect(raw.status).toBe(0);
     expect(raw.stdout.length).toBeGreaterThan(0);
     expect(content.startsWith(raw.stdout)).toBe(true);
     expect(followUp(raw.stderr, "next page:")).toContain("--max-tokens");
-    const json = pagewise(["read", big, "--json"]);
+    const json = await pagewise(["read", big, "--json"]);
     expect(json.status).toBe(1);
     const { error } = JSON.parse(json.stderr);
     expect(error.code).toBe("RESPONSE_TOO_LARGE");
@@ -126,15 +126,15 @@ describe("any path from any directory", () => {
   });
 
   it("a missing file outside the current directory is NOT_FOUND (3), not ACCESS_DENIED", () => {
-    const run = pagewise(["read", path.join(dir, "nope", "missing.txt"), "--raw"]);
+    const run = pagewiseProcess(["read", path.join(dir, "nope", "missing.txt"), "--raw"]);
     expect(run.status).toBe(3);
     expect(run.stderr).toContain("NOT_FOUND");
   });
 
-  it("with --root, a target outside it is ACCESS_DENIED (4) and the hint names --root", () => {
+  it("with --root, a target outside it is ACCESS_DENIED (4) and the hint names --root", async () => {
     const { dir: other, cleanup: done } = tempDir("pagewise-cli-other-");
     try {
-      const run = pagewise(["read", path.join(dir, "notes.txt"), "--root", other, "--raw"]);
+      const run = await pagewise(["read", path.join(dir, "notes.txt"), "--root", other, "--raw"]);
       expect(run.status).toBe(4);
       expect(run.stderr).toContain("--root");
       expect(run.stderr).not.toContain("server");
@@ -143,9 +143,9 @@ describe("any path from any directory", () => {
     }
   });
 
-  it("tail --raw prints records and the commands for earlier and later ones", () => {
+  it("tail --raw prints records and the commands for earlier and later ones", async () => {
     const log = path.join(dir, "app.log");
-    const run = pagewise(["tail", log, "--grep", "ERROR", "--limit", "5", "--raw"]);
+    const run = await pagewise(["tail", log, "--grep", "ERROR", "--limit", "5", "--raw"]);
     expect(run.status).toBe(0);
     const errors = readFileSync(log, "utf8")
       .split("\n")
@@ -153,7 +153,7 @@ describe("any path from any directory", () => {
     expect(run.stdout).toBe(`${errors.slice(-5).join("\n")}\n`);
     const earlier = followUp(run.stderr, "earlier records:");
     expect(earlier).toBeDefined();
-    const before = pagewise(earlier!);
+    const before = await pagewise(earlier!);
     expect(before.status).toBe(0);
     expect(before.stdout).toBe(`${errors.slice(-10, -5).join("\n")}\n`);
     expect(followUp(run.stderr, "records added later:")).toBeDefined();
@@ -161,10 +161,10 @@ describe("any path from any directory", () => {
 });
 
 describe("search", () => {
-  it("searches one file, and only that file, even with glob characters in its name", () => {
+  it("searches one file, and only that file, even with glob characters in its name", async () => {
     for (const name of ["app.log", "odd [1]*.log"]) {
       const file = path.join(dir, name);
-      const run = pagewise(["search", "ERROR", file, "--json", "--limit", "1000"]);
+      const run = await pagewise(["search", "ERROR", file, "--json", "--limit", "1000"]);
       expect(run.status).toBe(0);
       const page = JSON.parse(run.stdout);
       const expected = readFileSync(file, "utf8")
@@ -175,36 +175,36 @@ describe("search", () => {
     }
   });
 
-  it("--raw prints PATH:LINE:TEXT, absolute when the target was named absolutely", () => {
+  it("--raw prints PATH:LINE:TEXT, absolute when the target was named absolutely", async () => {
     const file = path.join(dir, "odd [1]*.log");
-    const run = pagewise(["search", "error", file, "--raw"]);
+    const run = await pagewise(["search", "error", file, "--raw"]);
     expect(run.stdout).toBe(`${file}:1:ERROR with a glob-like name\n`);
-    const relative = pagewise(["search", "error", "odd [1]*.log", "--raw"], { cwd: dir });
+    const relative = await pagewise(["search", "error", "odd [1]*.log", "--raw"], { cwd: dir });
     expect(relative.stdout).toBe("odd [1]*.log:1:ERROR with a glob-like name\n");
   });
 
-  it("the next page of a search keeps the paths as the first page spelled them", () => {
-    const first = pagewise(["search", "ERROR", dir, "--limit", "2", "--raw"]);
+  it("the next page of a search keeps the paths as the first page spelled them", async () => {
+    const first = await pagewise(["search", "ERROR", dir, "--limit", "2", "--raw"]);
     expect(first.stderr).toContain("matches 1-2 of ");
     const line = first.stderr.split("\n").find((l) => l.includes("next page:"))!;
-    const second = pagewise(words(line.slice(line.indexOf("pagewise"))).slice(1));
+    const second = await pagewise(words(line.slice(line.indexOf("pagewise"))).slice(1));
     expect(second.status).toBe(0);
     for (const hit of [...first.stdout.split("\n"), ...second.stdout.split("\n")].filter(Boolean))
       expect(hit.startsWith(`${dir}/`), hit).toBe(true);
   });
 
-  it("a file with --glob is a usage error that names the flag", () => {
-    const run = pagewise(["search", "x", path.join(dir, "app.log"), "--glob", "*.log"]);
+  it("a file with --glob is a usage error that names the flag", async () => {
+    const run = await pagewise(["search", "x", path.join(dir, "app.log"), "--glob", "*.log"]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("--glob");
   });
 });
 
 describe("errors speak flags, with documented exit statuses", () => {
-  it("a bad --max-tokens names the flag, never the tool argument", () => {
+  it("a bad --max-tokens names the flag, never the tool argument", async () => {
     const file = path.join(dir, "notes.txt");
     for (const value of ["abc", "1.5", "0", ""]) {
-      const run = pagewise(["read", file, "--max-tokens", value]);
+      const run = await pagewise(["read", file, "--max-tokens", value]);
       expect(run.status).toBe(2);
       expect(run.stderr).toContain("--max-tokens");
       expect(run.stderr).not.toContain("max_tokens");
@@ -212,8 +212,8 @@ describe("errors speak flags, with documented exit statuses", () => {
     }
   });
 
-  it("BUDGET_TOO_SMALL offers a command to run again", () => {
-    const run = pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "3", "--raw"]);
+  it("BUDGET_TOO_SMALL offers a command to run again", async () => {
+    const run = await pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "3", "--raw"]);
     expect(run.status).toBe(2);
     const retry = followUp(
       run.stderr
@@ -223,20 +223,26 @@ describe("errors speak flags, with documented exit statuses", () => {
       "retry:",
     );
     expect(retry).toContain("--max-tokens");
-    expect(pagewise(retry!).status).toBe(0);
+    expect((await pagewise(retry!)).status).toBe(0);
   });
 
-  it("json FILE without QUERY says what is missing in command-line terms", () => {
-    const run = pagewise(["json", path.join(dir, "data.json")]);
+  it("json FILE without QUERY says what is missing in command-line terms", async () => {
+    const run = await pagewise(["json", path.join(dir, "data.json")]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("QUERY");
     expect(run.stderr).not.toContain("file_id");
-    const ok = pagewise(["json", path.join(dir, "data.json"), "$.items[*].id", "--max-items", "2"]);
+    const ok = await pagewise([
+      "json",
+      path.join(dir, "data.json"),
+      "$.items[*].id",
+      "--max-items",
+      "2",
+    ]);
     expect(JSON.parse(ok.stdout).items.map((i: { value: number }) => i.value)).toEqual([1, 2]);
   });
 
-  it("a cursor key shorter than 16 bytes is a usage error naming the limit", () => {
-    const run = pagewise(["read", path.join(dir, "notes.txt")], {
+  it("a cursor key shorter than 16 bytes is a usage error naming the limit", async () => {
+    const run = await pagewise(["read", path.join(dir, "notes.txt")], {
       env: { PAGEWISE_CURSOR_KEY: "short" },
     });
     expect(run.status).toBe(2);
@@ -246,27 +252,27 @@ describe("errors speak flags, with documented exit statuses", () => {
   });
 
   it("serve --root FILE is refused at start with a plain message", () => {
-    const run = pagewise(["serve", "--root", path.join(dir, "notes.txt")]);
+    const run = pagewiseProcess(["serve", "--root", path.join(dir, "notes.txt")]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("not a directory");
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("an unknown option or command is a usage error (2)", () => {
-    expect(pagewise(["read", "--bogus"]).status).toBe(2);
-    expect(pagewise(["frobnicate"]).status).toBe(2);
+  it("an unknown option or command is a usage error (2)", async () => {
+    expect((await pagewise(["read", "--bogus"])).status).toBe(2);
+    expect(pagewiseProcess(["frobnicate"]).status).toBe(2);
   });
 });
 
 describe("help and version", () => {
-  it("-V and --version print the package's version", () => {
+  it("-V and --version print the package's version", async () => {
     const { version } = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8"));
-    expect(pagewise(["-V"]).stdout).toBe(`${version}\n`);
-    expect(pagewise(["--version"]).stdout).toBe(`${version}\n`);
+    expect(pagewiseProcess(["-V"]).stdout).toBe(`${version}\n`);
+    expect((await pagewise(["--version"])).stdout).toBe(`${version}\n`);
   });
 
-  it("the main help lists each command once and the exit statuses", () => {
-    const help = pagewise(["--help"]).stdout;
+  it("the main help lists each command once and the exit statuses", async () => {
+    const help = (await pagewise(["--help"])).stdout;
     for (const command of ["serve", "read", "list", "search", "tail", "json"]) {
       expect(help.match(new RegExp(`^  pagewise ${command} `, "gm"))?.length).toBe(1);
     }
@@ -276,45 +282,48 @@ describe("help and version", () => {
     expect(help).toContain("PAGEWISE_ROOTS");
   });
 
-  it("a command's help shows only that command's options", () => {
-    const read = pagewise(["read", "--help"]).stdout;
+  it("a command's help shows only that command's options", async () => {
+    const read = (await pagewise(["read", "--help"])).stdout;
     expect(read).toContain("--max-tokens");
     expect(read).toContain("--raw");
     expect(read).not.toContain("--json-max-depth");
     expect(read).not.toContain("--grep");
     expect(read).not.toContain("--http");
-    const json = pagewise(["help", "json"]).stdout;
+    const json = (await pagewise(["help", "json"])).stdout;
     expect(json).toContain("--json-max-depth");
     expect(json).toContain("--pointer");
     expect(json).not.toContain("--max-read-tokens");
-    const serve = pagewise(["serve", "--help"]).stdout;
+    const serve = (await pagewise(["serve", "--help"])).stdout;
     expect(serve).toContain("--http");
     expect(serve).not.toContain("--raw");
   });
 });
 
 describe("configuration by environment", () => {
-  it("a bad value is reported under the variable's name; a flag wins over the variable", () => {
+  it("a bad value is reported under the variable's name; a flag wins over the variable", async () => {
     const file = path.join(dir, "notes.txt");
-    const bad = pagewise(["read", file, "--max-tokens", "500"], {
+    const bad = await pagewise(["read", file, "--max-tokens", "500"], {
       env: { PAGEWISE_ESTIMATOR: "bogus" },
     });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("PAGEWISE_ESTIMATOR");
-    const flagWins = pagewise(["read", file, "--max-tokens", "500", "--estimator", "default"], {
-      env: { PAGEWISE_ESTIMATOR: "bogus" },
-    });
+    const flagWins = await pagewise(
+      ["read", file, "--max-tokens", "500", "--estimator", "default"],
+      {
+        env: { PAGEWISE_ESTIMATOR: "bogus" },
+      },
+    );
     expect(flagWins.status).toBe(0);
   });
 
-  it("PAGEWISE_DEFAULT_MAX_TOKENS and PAGEWISE_MAX_TOKENS_CAP set the budgets", () => {
+  it("PAGEWISE_DEFAULT_MAX_TOKENS and PAGEWISE_MAX_TOKENS_CAP set the budgets", async () => {
     const file = path.join(dir, "notes.txt");
-    const capped = pagewise(["read", file, "--max-tokens", "100000"], {
+    const capped = await pagewise(["read", file, "--max-tokens", "100000"], {
       env: { PAGEWISE_MAX_TOKENS_CAP: "400", PAGEWISE_DEFAULT_MAX_TOKENS: "300" },
     });
     expect(capped.status).toBe(0);
     expect(JSON.parse(capped.stdout).max_tokens).toBe(400);
-    const inverted = pagewise(["read", file], {
+    const inverted = await pagewise(["read", file], {
       env: { PAGEWISE_MAX_TOKENS_CAP: "400", PAGEWISE_DEFAULT_MAX_TOKENS: "500" },
     });
     expect(inverted.status).toBe(2);

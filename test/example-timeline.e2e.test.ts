@@ -6,18 +6,18 @@
  */
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultEstimator } from "../dist/index.js";
 import { makeTimeline, TIMELINE_SIZE } from "../examples/timeline-server/server.js";
-import { REPO, sdkClient } from "./support/server.js";
+import { InPlaceProbeStdioClientTransport, REPO, sdkClient } from "./support/server.js";
 
 describe("examples/timeline-server over stdio", () => {
   let client: Client;
   const events = makeTimeline();
 
   beforeAll(async () => {
-    const transport = new StdioClientTransport({
+    // The server/discover probe on the example's own process (no sibling process started first).
+    const transport = new InPlaceProbeStdioClientTransport({
       command: process.execPath,
       args: [path.join(REPO, "examples/timeline-server/server.js")],
       stderr: "pipe",

@@ -8,7 +8,7 @@ import { mkdirSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultEstimator } from "../dist/core/index.js";
-import { type ServerHandle, startServer, tempDir } from "./support/server.js";
+import { outOfRacyWindow, type ServerHandle, startServer, tempDir } from "./support/server.js";
 
 const FILES = 50_000;
 const BUDGET = 18_000;
@@ -20,7 +20,14 @@ let serverB: ServerHandle;
 
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
+/** The tree of the test of what a continuation reads again; made first, so it has aged by then. */
+const semantics = path.join(root, "semantics");
+
 beforeAll(async () => {
+  for (const d of ["a", "b", "c"]) {
+    mkdirSync(path.join(semantics, d), { recursive: true });
+    for (let i = 0; i < 5; i++) writeFileSync(path.join(semantics, d, `${d}${i}`), "x");
+  }
   let made = 0;
   for (let a = 0; made < FILES; a++) {
     for (let b = 0; b < 10 && made < FILES; b++) {
@@ -196,14 +203,13 @@ describe("list over stdio", () => {
   });
 
   it("continues with the first page's total and version until a page reads a changed directory", async () => {
-    const dir = path.join(root, "semantics");
-    for (const d of ["a", "b", "c"]) {
-      mkdirSync(path.join(dir, d), { recursive: true });
-      for (let i = 0; i < 5; i++) writeFileSync(path.join(dir, d, `${d}${i}`), "x");
-    }
+    const dir = semantics;
     // Directories changed less than 2 s before a full walk (timestamps rounded to the second)
-    // count as changed since: let the tree age first.
-    await new Promise((resolve) => setTimeout(resolve, 3100));
+    // count as changed since: the tree must have aged first (it was made before the big one).
+    await outOfRacyWindow(
+      ["", "a", "b", "c"].map((d) => path.join(dir, d)),
+      3100,
+    );
     const args = { path: "semantics", recursive: true, type: "file", limit: 7 };
     const first = await serverA.call("list", args);
     expect(first.json.items.at(-1).path).toBe("b/b1");

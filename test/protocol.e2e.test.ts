@@ -30,7 +30,8 @@ beforeAll(async () => {
   );
   writeFileSync(path.join(dir, "app.log"), "one\ntwo\nthree\n");
   [modern, legacy] = await Promise.all([
-    startServer(["--root", dir], {}, "2026-07-28"),
+    // The SDK's default flow, as agents run it: the probe on a sibling process, then the session.
+    startServer(["--root", dir], {}, "2026-07-28", "sibling"),
     startServer(["--root", dir], {}, "legacy"),
   ]);
 });

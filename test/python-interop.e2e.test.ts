@@ -30,12 +30,21 @@ if (!available)
 
 const run = promisify(execFile);
 
-async function pythonClient(args: string[]): Promise<any> {
+/**
+ * Runs the Python client once over `scenarios` (one process, importing the SDK once); resolves to
+ * what each scenario saw, in order.
+ */
+async function pythonClient(scenarios: string[][]): Promise<any[]> {
+  const args = scenarios.flatMap((scenario, i) => (i === 0 ? scenario : ["+", ...scenario]));
   const { stdout } = await run(PYTHON, [CLIENT, ...args], {
     timeout: 120_000,
     maxBuffer: 16 << 20,
   });
-  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+  return stdout
+    .trim()
+    .split("\n")
+    .slice(-scenarios.length)
+    .map((line) => JSON.parse(line));
 }
 
 let dir: string;
@@ -45,6 +54,17 @@ let bigSha: string;
 let bigBytes: number;
 let replica: ChildProcess | undefined;
 let url: string;
+/** What the Python client saw in each scenario of SCENARIOS, started once the replica listens. */
+let seen: Promise<any[]>;
+
+const SCENARIOS = ["stdio auto", "stdio legacy", "http auto", "http legacy"] as const;
+
+/** What the Python client saw in one scenario; a scenario that raised fails its own test only. */
+async function seenIn(scenario: (typeof SCENARIOS)[number]): Promise<any> {
+  const result = (await seen)[SCENARIOS.indexOf(scenario)];
+  expect(result.failed, scenario).toBeUndefined();
+  return result;
+}
 
 beforeAll(async () => {
   if (!available) return;
@@ -94,6 +114,15 @@ beforeAll(async () => {
       }
     });
   });
+  seen = pythonClient(
+    SCENARIOS.map((scenario) => {
+      const [transport, mode] = scenario.split(" ") as [string, string];
+      return transport === "stdio"
+        ? ["stdio", process.execPath, BIN, root, mode]
+        : ["http", url, TOKEN, mode];
+    }),
+  );
+  seen.catch(() => undefined); // reported by each test
 });
 
 afterAll(() => {
@@ -132,25 +161,19 @@ function expectEverythingWorked(seen: any, protocol: string) {
 
 describe.skipIf(!available)("the official Python SDK client", () => {
   it("over stdio, negotiating by itself, gets 2026-07-28 and every tool works", async () => {
-    expectEverythingWorked(
-      await pythonClient(["stdio", process.execPath, BIN, root, "auto"]),
-      "2026-07-28",
-    );
+    expectEverythingWorked(await seenIn("stdio auto"), "2026-07-28");
   });
 
   it("over stdio on the initialize handshake gets 2025-11-25 and every tool works", async () => {
-    expectEverythingWorked(
-      await pythonClient(["stdio", process.execPath, BIN, root, "legacy"]),
-      "2025-11-25",
-    );
+    expectEverythingWorked(await seenIn("stdio legacy"), "2025-11-25");
   });
 
   it("over HTTP with a bearer token gets 2026-07-28 and every tool works", async () => {
-    expectEverythingWorked(await pythonClient(["http", url, TOKEN, "auto"]), "2026-07-28");
+    expectEverythingWorked(await seenIn("http auto"), "2026-07-28");
   });
 
   it("over HTTP on the initialize handshake gets 2025-11-25 and every tool works", async () => {
-    expectEverythingWorked(await pythonClient(["http", url, TOKEN, "legacy"]), "2025-11-25");
+    expectEverythingWorked(await seenIn("http legacy"), "2025-11-25");
   });
 
   it("is the pinned client version", () => {

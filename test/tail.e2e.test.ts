@@ -3,15 +3,14 @@
  * from the end and walked back to the start, appends while paging, a 1 MB line read through its
  * line cursor, and truncation / rotation / same-size rewrites rejected as CONTENT_CHANGED.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { appendFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEstimator } from "../dist/core/index.js";
-import { BIN, type ServerHandle, startServer, tempDir } from "./support/server.js";
+import { runCli } from "./support/cli.js";
+import { type ServerHandle, startServer, tempDir } from "./support/server.js";
 
-const run = promisify(execFile);
 const LEVELS = ["INFO", "DEBUG", "WARN", "ERROR"];
 
 function logLine(i: number): string {
@@ -282,19 +281,19 @@ describe("tail over stdio", () => {
   });
 
   it("CLI: pagewise tail FILE --grep P --before C prints the same JSON pages", async () => {
-    const env = { ...process.env, PAGEWISE_CURSOR_KEY: "tail-e2e-test-key-0123456789" };
-    const first = await run(
-      process.execPath,
-      [BIN, "tail", "app.log", "--root", dir, "--max-tokens", "500", "--grep", "WARN"],
-      { env },
+    const options = { cwd: dir, env: { PAGEWISE_CURSOR_KEY: "tail-e2e-test-key-0123456789" } };
+    const first = await runCli(
+      ["tail", "app.log", "--root", dir, "--max-tokens", "500", "--grep", "WARN"],
+      options,
     );
+    expect(first.status, first.stderr).toBe(0);
     const page = JSON.parse(first.stdout);
     expect(page.items.at(-1).text).toBe(lines.filter((l) => l.includes("WARN")).at(-1));
-    const second = await run(
-      process.execPath,
-      [BIN, "tail", "--root", dir, "--max-tokens", "500", "--before", page.earlier_cursor],
-      { env },
+    const second = await runCli(
+      ["tail", "--root", dir, "--max-tokens", "500", "--before", page.earlier_cursor],
+      options,
     );
+    expect(second.status, second.stderr).toBe(0);
     const next = JSON.parse(second.stdout);
     expect(next.items.at(-1).position).toBeLessThan(page.items[0].position);
     expect(next.items.every((i: { text: string }) => i.text.includes("WARN"))).toBe(true);

@@ -1,19 +1,24 @@
 """Drives pagewise with the official Python MCP SDK client, as a Python agent would.
 
 Usage:
-  python_client.py stdio NODE BIN ROOT [MODE]
-  python_client.py http URL TOKEN [MODE]
+  python_client.py SCENARIO [+ SCENARIO ...]
+where a SCENARIO is one of
+  stdio NODE BIN ROOT [MODE]
+  http URL TOKEN [MODE]
 
 MODE is the client's negotiation mode: "auto" (the SDK's default: probe server/discover, fall back
 to initialize) or "legacy" (the initialize handshake). The root (or the token's root) must hold
-big.txt, app.log and data.json as test/python-interop.e2e.test.ts writes them. Prints one JSON
-object: what was negotiated and what each tool returned, for the test to check.
+big.txt, app.log and data.json as test/python-interop.e2e.test.ts writes them. Scenarios run one
+after another with a fresh client each, in one process (importing the SDK once). Prints one JSON
+object per scenario, one a line, in order: what was negotiated and what each tool returned, for the
+test to check, or {"failed": "..."} for a scenario that raised.
 """
 
 import asyncio
 import hashlib
 import json
 import sys
+import traceback
 
 import httpx2
 from mcp import Client, StdioServerParameters
@@ -79,21 +84,35 @@ async def run(client):
     return out
 
 
-async def main(argv):
-    kind = argv[1]
+async def scenario(args):
+    """Connects as one scenario says, and runs every call on a fresh client."""
+    kind = args[0]
     if kind == "stdio":
-        node, bin_path, root = argv[2:5]
-        mode = argv[5] if len(argv) > 5 else "auto"
+        node, bin_path, root = args[1:4]
+        mode = args[4] if len(args) > 4 else "auto"
         server = StdioServerParameters(command=node, args=[bin_path, "serve", "--root", root])
         async with Client(server, mode=mode) as client:
-            result = await run(client)
-    else:
-        url, token = argv[2:4]
-        mode = argv[4] if len(argv) > 4 else "auto"
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
-            async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
-                result = await run(client)
-    print(json.dumps(result))
+            return await run(client)
+    url, token = args[1:3]
+    mode = args[3] if len(args) > 3 else "auto"
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+            return await run(client)
+
+
+async def main(argv):
+    scenarios = [[]]
+    for arg in argv[1:]:
+        if arg == "+":
+            scenarios.append([])
+        else:
+            scenarios[-1].append(arg)
+    for args in scenarios:
+        try:
+            result = await scenario(args)
+        except Exception:  # reported for this scenario's test; the next scenario still runs
+            result = {"failed": traceback.format_exc()}
+        print(json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

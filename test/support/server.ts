@@ -3,6 +3,7 @@
  * agent would drive it — on protocol 2026-07-28 unless a test asks for the 2025 handshake.
  * Requires `npm run build` (done by `npm test`).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -60,6 +61,18 @@ export interface ServerHandle {
 /** How the client opens: pinned to 2026-07-28 (no `initialize`) or the 2025 `initialize` handshake. */
 export type ProtocolChoice = "2026-07-28" | "legacy";
 
+/**
+ * Where a 2026-07-28 client sends its `server/discover` probe over stdio. The SDK's own transport
+ * probes on a disposable sibling process started from the same command (servers of older SDKs exit
+ * on a request before `initialize`), so every server would be started twice; any subclass of the
+ * transport probes in place, on the process the session then uses. Tests use "in-place" unless the
+ * sibling flow is what they check (test/protocol.e2e.test.ts).
+ */
+export type StdioProbe = "in-place" | "sibling";
+
+/** The SDK's stdio transport, unchanged; being a subclass makes the client probe in place. */
+export class InPlaceProbeStdioClientTransport extends StdioClientTransport {}
+
 /** A v2 client that speaks `protocol` (pinned, never falling back). */
 export function sdkClient(protocol: ProtocolChoice = "2026-07-28"): Client {
   return new Client(
@@ -72,8 +85,10 @@ export async function startServer(
   args: string[],
   env: Record<string, string> = {},
   protocol: ProtocolChoice = "2026-07-28",
+  probe: StdioProbe = "in-place",
 ): Promise<ServerHandle> {
-  const transport = new StdioClientTransport({
+  const Transport = probe === "sibling" ? StdioClientTransport : InPlaceProbeStdioClientTransport;
+  const transport = new Transport({
     command: process.execPath,
     args: [BIN, "serve", ...args],
     env: { ...(process.env as Record<string, string>), ...env },
@@ -101,7 +116,8 @@ export async function startServer(
 /**
  * A fresh temporary directory (canonical path), removed by the returned cleanup. `inMemory` puts it
  * on /dev/shm where there is one: trees of tens of thousands of files are made and removed there in
- * seconds instead of minutes.
+ * seconds instead of minutes; such a tree is removed by `rm -rf`, which unlinks 100,000 entries in
+ * a third of the time rmSync takes.
  */
 export function tempDir(
   prefix = "pagewise-test-",
@@ -109,7 +125,11 @@ export function tempDir(
 ): { dir: string; cleanup: () => void } {
   const base = options.inMemory && existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
   const dir = realpathSync(mkdtempSync(path.join(base, prefix)));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const cleanup = () => {
+    if (options.inMemory && spawnSync("rm", ["-rf", "--", dir]).status === 0) return;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, cleanup };
 }
 
 /**
@@ -137,16 +157,20 @@ export async function readAllPages(
 /**
  * Resolves once every one of `files` has been left alone for longer than the racy window, from
  * when on the server trusts their versions by identity (core/version) instead of re-hashing or
- * snapshotting them on every call. Files written early enough cost no wait.
+ * snapshotting them on every call. Files written early enough cost no wait. `windowMs` is the
+ * window of another check (a listing's directories).
  */
-export async function outOfRacyWindow(files: string[]): Promise<void> {
+export async function outOfRacyWindow(
+  files: string[],
+  windowMs = Number(RACY_WINDOW_NS / 1_000_000n),
+): Promise<void> {
   let newestMs = 0;
   for (const file of files) {
     const st = statSync(file);
     newestMs = Math.max(newestMs, st.mtimeMs, st.ctimeMs);
   }
   // A few milliseconds more: the server compares whole nanoseconds against its own clock reading.
-  const waitMs = newestMs + Number(RACY_WINDOW_NS / 1_000_000n) + 20 - Date.now();
+  const waitMs = newestMs + windowMs + 20 - Date.now();
   if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
 }
 
