@@ -198,7 +198,7 @@ describe("authentication", () => {
     expect(m![1]).toBe(`${r1.base}/.well-known/oauth-protected-resource`);
     const metadata = await fetch(m![1]!);
     expect(metadata.status).toBe(200);
-    const doc = await metadata.json();
+    const doc = (await metadata.json()) as { resource: string; bearer_methods_supported: string[] };
     expect(doc.resource).toBe(r1.url);
     expect(doc.bearer_methods_supported).toEqual(["header"]);
 
@@ -405,7 +405,7 @@ describe("network safety", () => {
     }
     const health = await fetch(`${anon.base}/healthz`);
     expect(health.status).toBe(200);
-    expect((await health.json()).version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(((await health.json()) as { version: string }).version).toMatch(/^\d+\.\d+\.\d+/);
   });
 });
 

@@ -4,12 +4,18 @@
  * search every page of pagewise goes through (text pages, item pages, the library's pagers).
  *
  * Pages are measured whole — JSON escaping, field names, URI, version and cursor included — because
- * escaping changes real token counts far more than raw length suggests. Counting whole pages is
- * also the expensive part, so the search avoids it: each piece of content (a chunk of text, an
- * item) is estimated once, a running sum of those estimates predicts the cut, and the rendered page
- * is counted once to confirm it (a second time when the confirmed page left slack to fill). Only
- * when the prediction misses does an interpolation search over real counts take over. The result
- * is exact for the estimator in use: every returned page was counted whole.
+ * escaping changes real token counts far more than raw length suggests. Two ways keep that cheap:
+ *
+ * - With a page layout (head, content, tail) and an estimator that keeps a running count, the page
+ *   is counted in one pass: its content is added to the count as the page shows it, and the page is
+ *   closed with its real tail (`fitTextRunning`, `fitItemsRunning`). A running count equals a whole
+ *   count, so this is exact.
+ * - Otherwise each piece of content (a chunk of text, an item) is estimated once, a running sum of
+ *   those estimates predicts the cut, and the rendered page is counted once to confirm it (a second
+ *   time when the confirmed page left slack to fill). Only when the prediction misses does an
+ *   interpolation search over real counts take over.
+ *
+ * Either way the result is exact for the estimator in use.
  */
 
 import { PagewiseError } from "../errors.js";
@@ -345,7 +351,8 @@ export interface TextPageLayout {
  * Fits a prefix of `text` (cut on a code-point boundary) into `maxTokens`, where `render(units)` is
  * the page holding the first `units` code units. At least one code point is always included when
  * `text` is non-empty; if even that does not fit, BUDGET_TOO_SMALL names the budget that would.
- * Costs O(page) estimation plus one or two whole-page counts, whatever the length of `text`.
+ * Costs O(page) estimation plus one or two whole-page counts (one pass with a running count and
+ * `options.layout`), whatever the length of `text`.
  */
 export function fitTextPrefix(
   text: string,
