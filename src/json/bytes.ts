@@ -82,19 +82,7 @@ export function decodeStringContent(
   hasNonAscii: boolean,
 ): string {
   if (!hasEscape) {
-    if (!hasNonAscii) {
-      // Perf: short ASCII names are the common case; fromCharCode beats a TextDecoder call.
-      // Concatenation only below 13 characters: from 13 on V8 builds a rope of one node per
-      // character, which a kept name (duplicate detection) would hold until flattened.
-      const len = end - start;
-      if (len <= 12) {
-        let s = "";
-        for (let i = start; i < end; i++) s += String.fromCharCode(bytes[i]);
-        return s;
-      }
-      if (len <= 64) return String.fromCharCode.apply(null, bytes.subarray(start, end) as never);
-      return latin1(bytes, start, end);
-    }
+    if (!hasNonAscii) return asciiText(bytes, start, end);
     return UTF8.decode(bytes.subarray(start, end));
   }
   let out = "";
@@ -145,7 +133,9 @@ export function decodeStringContent(
 
 /** The text of ASCII bytes `[start, end)`. */
 export function asciiText(bytes: Uint8Array, start: number, end: number): string {
-  // Perf: as in decodeStringContent, fromCharCode beats a decoder call on short runs.
+  // Perf: short ASCII runs (member names) are the common case; fromCharCode beats a TextDecoder
+  // call. Concatenation only below 13 characters: from 13 on V8 builds a rope of one node per
+  // character, which a kept name (duplicate detection) would hold until flattened.
   const len = end - start;
   if (len <= 12) {
     let s = "";

@@ -17,6 +17,21 @@ import { DEFAULT_JSON_LIMITS } from "./limits.js";
 import { matches, runAll } from "./test-support/helpers.js";
 import { Tokenizer, type TokenSink } from "./tokenizer.js";
 
+/** A reader over `bytes` that counts the bytes read through it. */
+function bytesCountingReader(bytes: Uint8Array) {
+  const inner = bufferReader(bytes);
+  const reader = {
+    bytes: 0,
+    size: inner.size,
+    async read(position: number, length: number) {
+      const out = await inner.read(position, length);
+      reader.bytes += out.length;
+      return out;
+    },
+  };
+  return reader;
+}
+
 describe("runQuery over a file", () => {
   test("reads through a FileHandle in chunks and resumes from an encoded state", async () => {
     const dir = await mkdtemp(join(tmpdir(), "pagewise-json-"));
@@ -95,19 +110,7 @@ describe("runQuery as an async iterator", () => {
   const doc = new TextEncoder().encode(
     `${Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ id: i })).join("\n")}\n`,
   );
-  const countingReader = () => {
-    const inner = bufferReader(doc);
-    const counter = {
-      bytes: 0,
-      size: inner.size,
-      async read(position: number, length: number) {
-        const out = await inner.read(position, length);
-        counter.bytes += out.length;
-        return out;
-      },
-    };
-    return counter;
-  };
+  const countingReader = () => bytesCountingReader(doc);
 
   test("stopping early reads only as far as the matches handed out needed", async () => {
     const reader = countingReader();
@@ -221,19 +224,7 @@ describe("events a query no longer needs", () => {
 
   test("a query that can select nothing more stops reading, quiet or not", async () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => `{"id":${i},"a":[1,2]}`);
-    const counted = (text: string) => {
-      const inner = bufferReader(new TextEncoder().encode(text));
-      const reader = {
-        bytes: 0,
-        size: inner.size,
-        async read(position: number, length: number) {
-          const out = await inner.read(position, length);
-          reader.bytes += out.length;
-          return out;
-        },
-      };
-      return reader;
-    };
+    const counted = (text: string) => bytesCountingReader(new TextEncoder().encode(text));
     const records = `${lines.join("\n")}\n`;
     const cases: [string, "json" | "jsonl", string, string[]][] = [
       [records, "jsonl", "$.id", []], // records are an array: no names at the top

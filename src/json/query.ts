@@ -105,27 +105,11 @@ export function runQuery(
   limits?: Partial<JsonLimits>,
   signal?: AbortSignal,
 ): AsyncGenerator<JsonMatch, void, undefined> {
-  return new MatchIterator(matchBatches(reader, format, compiled, resume, limits, signal));
+  return new MatchIterator(runQueryBatches(reader, format, compiled, resume, limits, signal));
 }
 
 /**
- * Like {@link runQuery}, but hands out the matches in batches (those released by each slice of
- * input fed to the tokenizer), for a consumer that handles many matches per page: no promise per
- * match. Stop consuming (`return()`) when the page is full.
- */
-export function runQueryBatches(
-  reader: ByteReader,
-  format: JsonFormat,
-  compiled: CompiledQuery,
-  resume?: ResumeState,
-  limits?: Partial<JsonLimits>,
-  signal?: AbortSignal,
-): AsyncGenerator<JsonMatch[], void, undefined> {
-  return matchBatches(reader, format, compiled, resume, limits, signal);
-}
-
-/**
- * Hands out the matches of {@link matchBatches} one by one. Perf: an async generator allocates a
+ * Hands out the matches of {@link runQueryBatches} one by one. Perf: an async generator allocates a
  * request and several promises per `yield`; the driver yields once per chunk read instead, and a match
  * already in hand costs one resolved promise. Reads happen exactly when they did with one `yield` per
  * match: the next batch is asked for only once this one is used up.
@@ -180,8 +164,13 @@ class MatchIterator implements AsyncGenerator<JsonMatch, void, undefined> {
   }
 }
 
-/** The driver of {@link runQuery}: the matches each chunk released, `skip` applied, in order. */
-async function* matchBatches(
+/**
+ * Like {@link runQuery}, but hands out the matches in batches (those released by each slice of
+ * input fed to the tokenizer, `skip` applied, in order), for a consumer that handles many matches
+ * per page: no promise per match. Stop consuming (`return()`) when the page is full. The driver of
+ * {@link runQuery}.
+ */
+export async function* runQueryBatches(
   reader: ByteReader,
   format: JsonFormat,
   compiled: CompiledQuery,
