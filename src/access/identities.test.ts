@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import {
   AuthFileVerifier,
   bearerToken,
   parseAuthFile,
+  parseAuthFileAsync,
   tokenSha256,
 } from "./identities.js";
 import { openFileConfined } from "./roots.js";
@@ -69,6 +70,33 @@ describe("parseAuthFile", () => {
       expect(() => parseAuthFile(text, dir)).toThrow(AuthFileError);
       expect(() => parseAuthFile(text, dir)).toThrow(message);
     }
+  });
+
+  it("gives the same identities when the roots are resolved without blocking (reloads)", async () => {
+    symlinkSync(path.join(dir, "b"), path.join(dir, "link-to-b"));
+    writeFileSync(path.join(dir, "file"), "");
+    const text = file([
+      entry("alice", "ta", ["a", "link-to-b", "nope"]),
+      entry("bob", "tb", ["file"]),
+      entry("carol", "tc", [path.join(dir, "b"), "a"]),
+    ]);
+    const sync = parseAuthFile(text, dir);
+    const async = await parseAuthFileAsync(text, dir);
+    const shape = (c: typeof sync) => ({
+      warnings: c.warnings,
+      identities: [...c.byHash].map(([key, id]) => [key, id.identity, id.roots.dirs]),
+    });
+    expect(shape(async)).toEqual(shape(sync));
+    expect(sync.byHash.get(tokenSha256("ta"))!.roots.dirs).toEqual([
+      path.join(dir, "a"),
+      path.join(dir, "b"),
+    ]);
+    expect(sync.warnings).toHaveLength(2);
+    // A link's target is the root, and the link's spelling still names it.
+    const alice = async.byHash.get(tokenSha256("ta"))!.roots;
+    expect(alice.resolvePath(path.join(dir, "link-to-b", "y")).lexical).toBe(
+      path.join(dir, "b", "y"),
+    );
   });
 
   it("leaves out a missing root with a warning, and an identity without roots reads nothing", async () => {

@@ -15,7 +15,7 @@ import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Caller } from "./caller.js";
-import { Roots } from "./roots.js";
+import { Roots, resolveRoot } from "./roots.js";
 
 /** Who a verified token belongs to: a caller (identity name + roots). */
 export type Identity = Caller;
@@ -50,13 +50,46 @@ export interface AuthFileContents {
   readonly warnings: readonly string[];
 }
 
+/** One identity as the file gives it: its roots absolute, not yet resolved. */
+interface AuthEntry {
+  readonly name: string;
+  /** The token's SHA-256, lowercase hex. */
+  readonly key: string;
+  readonly dirs: readonly string[];
+}
+
 /**
  * Parses an auth file: `{"identities":[{"name","token_sha256","roots":[DIR…]}]}`. Relative roots are
  * resolved against `baseDir` (the file's directory). A root that does not exist is left out with a
  * warning (failing closed for that root); an identity with no usable root may authenticate but
- * reads nothing.
+ * reads nothing. Resolves the roots synchronously: for start-up (`parseAuthFileAsync` on reload).
  */
 export function parseAuthFile(text: string, baseDir: string): AuthFileContents {
+  const entries = parseAuthEntries(text, baseDir);
+  const resolved = new Map<string, string | Error>();
+  for (const dir of entries.flatMap((e) => e.dirs)) {
+    try {
+      resolved.set(dir, new Roots([dir]).dirs[0]!);
+    } catch (err) {
+      resolved.set(dir, err as Error);
+    }
+  }
+  return contentsOf(entries, resolved);
+}
+
+/** `parseAuthFile` with the roots resolved off the thread that serves requests. */
+export async function parseAuthFileAsync(text: string, baseDir: string): Promise<AuthFileContents> {
+  const entries = parseAuthEntries(text, baseDir);
+  const dirs = [...new Set(entries.flatMap((e) => e.dirs))];
+  const settled = await Promise.allSettled(dirs.map(resolveRoot));
+  const resolved = new Map<string, string | Error>();
+  settled.forEach((r, i) =>
+    resolved.set(dirs[i]!, r.status === "fulfilled" ? r.value : (r.reason as Error)),
+  );
+  return contentsOf(entries, resolved);
+}
+
+function parseAuthEntries(text: string, baseDir: string): AuthEntry[] {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -65,10 +98,9 @@ export function parseAuthFile(text: string, baseDir: string): AuthFileContents {
   }
   const list = (doc as { identities?: unknown } | null)?.identities;
   if (!Array.isArray(list)) throw new AuthFileError('expected {"identities": [...]}');
-  const byHash = new Map<string, Identity>();
+  const keys = new Set<string>();
   const names = new Set<string>();
-  const warnings: string[] = [];
-  list.forEach((entry: unknown, i) => {
+  return list.map((entry: unknown, i) => {
     const where = `identities[${i}]`;
     if (typeof entry !== "object" || entry === null)
       throw new AuthFileError(`${where} is not an object`);
@@ -81,25 +113,39 @@ export function parseAuthFile(text: string, baseDir: string): AuthFileContents {
     if (typeof hash !== "string" || !/^[0-9a-fA-F]{64}$/.test(hash))
       throw new AuthFileError(`${where}.token_sha256 must be 64 hex digits (the token's SHA-256)`);
     const key = hash.toLowerCase();
-    if (byHash.has(key)) throw new AuthFileError(`${where}.token_sha256 is used twice`);
+    if (keys.has(key)) throw new AuthFileError(`${where}.token_sha256 is used twice`);
     if (!Array.isArray(roots) || roots.some((r) => typeof r !== "string" || r === ""))
       throw new AuthFileError(`${where}.roots must be an array of directory paths`);
+    names.add(name);
+    keys.add(key);
+    return { name, key, dirs: (roots as string[]).map((dir) => path.resolve(baseDir, dir)) };
+  });
+}
+
+/** The identities, each with the roots that resolved (`resolved`: a canonical path or why not). */
+function contentsOf(
+  entries: readonly AuthEntry[],
+  resolved: ReadonlyMap<string, string | Error>,
+): AuthFileContents {
+  const byHash = new Map<string, Identity>();
+  const warnings: string[] = [];
+  for (const { name, key, dirs } of entries) {
     const usable: string[] = [];
-    for (const dir of roots as string[]) {
-      const absolute = path.resolve(baseDir, dir);
-      try {
-        new Roots([absolute]);
-        usable.push(absolute);
-      } catch (err) {
-        warnings.push(`identity "${name}": ${(err as Error).message}; left out`);
+    const reals: string[] = [];
+    for (const dir of dirs) {
+      const real = resolved.get(dir)!;
+      if (typeof real === "string") {
+        usable.push(dir);
+        reals.push(real);
+      } else {
+        warnings.push(`identity "${name}": ${real.message}; left out`);
       }
     }
-    names.add(name);
     byHash.set(key, {
       identity: name,
-      roots: usable.length > 0 ? new Roots(usable) : Roots.none(),
+      roots: usable.length > 0 ? new Roots(usable, { resolved: reals }) : Roots.none(),
     });
-  });
+  }
   return { byHash, warnings };
 }
 
@@ -217,7 +263,7 @@ export class AuthFileVerifier implements TokenVerifier {
     if (d === this.#digest || d === this.#badDigest) return;
     let contents: AuthFileContents;
     try {
-      contents = parseAuthFile(text, path.dirname(this.file));
+      contents = await parseAuthFileAsync(text, path.dirname(this.file));
     } catch (err) {
       this.#badDigest = d;
       this.#log({

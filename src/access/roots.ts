@@ -57,30 +57,33 @@ export class Roots {
   /**
    * Canonicalizes each root. A root that does not exist is NOT_FOUND, one that is not a directory
    * (a regular file, a FIFO, a device) is NOT_A_DIRECTORY: refused here, when the roots are built,
-   * rather than on every call.
+   * rather than on every call. Synchronous, for start-up; `Roots.create` (or `resolved`, from
+   * `resolveRoot`) builds roots while serving without blocking the thread on a slow file system.
    */
-  constructor(dirs: readonly string[], options: { allowEmpty?: boolean } = {}) {
+  constructor(
+    dirs: readonly string[],
+    options: { allowEmpty?: boolean; resolved?: readonly string[] } = {},
+  ) {
     if (dirs.length === 0 && !options.allowEmpty) {
       throw new PagewiseError("INVALID_ARGUMENT", "At least one root is required.");
     }
     const aliases: Array<{ given: string; index: number }> = [];
     this.dirs = dirs.map((d, index) => {
-      let real: string;
-      try {
-        real = realpathSync(d);
-      } catch {
-        throw new PagewiseError("NOT_FOUND", `Root directory does not exist: ${d}`);
-      }
-      if (!statSync(real).isDirectory()) {
-        throw new PagewiseError("NOT_A_DIRECTORY", `Root is not a directory: ${d}`, {
-          hint: "Give a directory as the root; to serve one file, give the directory holding it.",
-        });
-      }
+      const real = options.resolved?.[index] ?? resolveRootSync(d);
       const given = path.resolve(d);
       if (given !== real) aliases.push({ given, index });
       return real;
     });
     this.#aliases = aliases;
+  }
+
+  /** `new Roots(dirs)`, with the roots resolved off the thread that serves requests. */
+  static async create(
+    dirs: readonly string[],
+    options: { allowEmpty?: boolean } = {},
+  ): Promise<Roots> {
+    const resolved = await Promise.all(dirs.map(resolveRoot));
+    return new Roots(dirs, { ...options, resolved });
   }
 
   /** The index of the root containing the canonical path `real`, or -1. */
@@ -161,6 +164,40 @@ export class Roots {
       `Access denied: ${quote(pathArg)} is outside the directories this caller may read.`,
     );
   }
+}
+
+function rootNotFound(d: string): PagewiseError {
+  return new PagewiseError("NOT_FOUND", `Root directory does not exist: ${d}`);
+}
+
+function rootNotDirectory(d: string): PagewiseError {
+  return new PagewiseError("NOT_A_DIRECTORY", `Root is not a directory: ${d}`, {
+    hint: "Give a directory as the root; to serve one file, give the directory holding it.",
+  });
+}
+
+/** The canonical path of root directory `d`; NOT_FOUND or NOT_A_DIRECTORY. Blocks: start-up only. */
+function resolveRootSync(d: string): string {
+  let real: string;
+  try {
+    real = realpathSync(d);
+  } catch {
+    throw rootNotFound(d);
+  }
+  if (!statSync(real).isDirectory()) throw rootNotDirectory(d);
+  return real;
+}
+
+/** `resolveRootSync` without blocking the thread (roots built while serving). */
+export async function resolveRoot(d: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(d);
+  } catch {
+    throw rootNotFound(d);
+  }
+  if (!(await stat(real)).isDirectory()) throw rootNotDirectory(d);
+  return real;
 }
 
 /**
