@@ -82,9 +82,8 @@ export async function parseAuthFileAsync(text: string, baseDir: string): Promise
   const entries = parseAuthEntries(text, baseDir);
   const dirs = [...new Set(entries.flatMap((e) => e.dirs))];
   const settled = await Promise.allSettled(dirs.map(resolveRoot));
-  const resolved = new Map<string, string | Error>();
-  settled.forEach((r, i) =>
-    resolved.set(dirs[i]!, r.status === "fulfilled" ? r.value : (r.reason as Error)),
+  const resolved = new Map<string, string | Error>(
+    settled.map((r, i) => [dirs[i]!, r.status === "fulfilled" ? r.value : (r.reason as Error)]),
   );
   return contentsOf(entries, resolved);
 }
