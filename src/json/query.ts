@@ -179,47 +179,11 @@ export async function* runQueryBatches(
   signal?: AbortSignal,
 ): AsyncGenerator<JsonMatch[], void, undefined> {
   const lim = resolveLimits(limits);
-  if (compiled.segments.length === 0 && format !== "json") {
-    throw new PagewiseError(
-      "UNSUPPORTED_QUERY_FEATURE",
-      "The whole JSONL / JSON-seq file is not one JSON value",
-      {
-        hint: 'Its records form a virtual array: select records with "/0" or "$[*]", or their members with "$[*].name".',
-      },
-    );
-  }
-  const ctx: EvalContext = { limits: lim };
-  if (compiled.absolute.length > 0)
-    ctx.absolute = await evaluateAbsolute(reader, format, compiled.absolute, lim, signal);
-  const ev = new QueryEvaluator(compiled.segments, format !== "json", lim, ctx);
-  const tok = new Tokenizer(format, lim, ev);
-  ev.attach(tok);
-  let pos = 0;
-  const startOffset = resume && resume.offset > 0 ? resume.offset : 0;
-  // After the last record of a JSONL / JSON-seq source: nothing follows.
-  if (startOffset > 0 && resume && resume.path.length === 0 && format !== "json") return;
-  if (startOffset > 0 && resume) {
-    if (startOffset > reader.size) staleResume();
-    const state = await resolvePath(reader, resume, lim);
-    tok.resumeAfterValue(startOffset, levelsOf(format, state));
-    ev.resumeFrom(state);
-    pos = startOffset;
-  } else tok.start();
-  let skip = resume?.skip ?? 0;
-  /** The matches released since the last call, less those still to skip. */
-  const released = (): JsonMatch[] | null => {
-    const count = ev.out.length;
-    if (count === 0) return null;
-    if (count <= skip) {
-      skip -= count;
-      ev.out.length = 0;
-      return null;
-    }
-    const out = ev.out.splice(0, count);
-    const from = skip;
-    skip = 0;
-    return from > 0 ? out.slice(from) : out;
-  };
+  const started = await startQuery(reader, format, compiled, resume, lim, signal);
+  if (!started) return;
+  const { ev, tok, startOffset } = started;
+  let pos = startOffset;
+  const released = releasedMatches(ev, resume?.skip ?? 0);
   const size = reader.size;
   try {
     while (pos < size) {
@@ -252,6 +216,61 @@ export async function* runQueryBatches(
   }
   const rest = released();
   if (rest) yield rest;
+}
+
+/**
+ * The evaluator and tokenizer of a query, positioned at the start or at `resume`; undefined when
+ * the resume point is past the last record of a JSONL / JSON-seq source (nothing follows).
+ */
+async function startQuery(
+  reader: ByteReader,
+  format: JsonFormat,
+  compiled: CompiledQuery,
+  resume: ResumeState | undefined,
+  lim: JsonLimits,
+  signal: AbortSignal | undefined,
+): Promise<{ ev: QueryEvaluator; tok: Tokenizer; startOffset: number } | undefined> {
+  if (compiled.segments.length === 0 && format !== "json") {
+    throw new PagewiseError(
+      "UNSUPPORTED_QUERY_FEATURE",
+      "The whole JSONL / JSON-seq file is not one JSON value",
+      {
+        hint: 'Its records form a virtual array: select records with "/0" or "$[*]", or their members with "$[*].name".',
+      },
+    );
+  }
+  const ctx: EvalContext = { limits: lim };
+  if (compiled.absolute.length > 0)
+    ctx.absolute = await evaluateAbsolute(reader, format, compiled.absolute, lim, signal);
+  const ev = new QueryEvaluator(compiled.segments, format !== "json", lim, ctx);
+  const tok = new Tokenizer(format, lim, ev);
+  ev.attach(tok);
+  const startOffset = resume && resume.offset > 0 ? resume.offset : 0;
+  if (startOffset > 0 && resume && resume.path.length === 0 && format !== "json") return undefined;
+  if (startOffset > 0 && resume) {
+    if (startOffset > reader.size) staleResume();
+    const state = await resolvePath(reader, resume, lim);
+    tok.resumeAfterValue(startOffset, levelsOf(format, state));
+    ev.resumeFrom(state);
+  } else tok.start();
+  return { ev, tok, startOffset };
+}
+
+/** Takes the matches the evaluator released since the last call, less the first `skip` overall. */
+function releasedMatches(ev: QueryEvaluator, skip: number): () => JsonMatch[] | null {
+  return () => {
+    const count = ev.out.length;
+    if (count === 0) return null;
+    if (count <= skip) {
+      skip -= count;
+      ev.out.length = 0;
+      return null;
+    }
+    const out = ev.out.splice(0, count);
+    const from = skip;
+    skip = 0;
+    return from > 0 ? out.slice(from) : out;
+  };
 }
 
 /** Detects the format of a source (see the contract's json_open). */
