@@ -15,7 +15,7 @@ import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Caller } from "./caller.js";
-import { Roots, resolveRoot } from "./roots.js";
+import { Roots, resolveRoot, resolveRootSync } from "./roots.js";
 
 /** Who a verified token belongs to: a caller (identity name + roots). */
 export type Identity = Caller;
@@ -69,7 +69,7 @@ export function parseAuthFile(text: string, baseDir: string): AuthFileContents {
   const resolved = new Map<string, string | Error>();
   for (const dir of entries.flatMap((e) => e.dirs)) {
     try {
-      resolved.set(dir, new Roots([dir]).dirs[0]!);
+      resolved.set(dir, resolveRootSync(dir));
     } catch (err) {
       resolved.set(dir, err as Error);
     }

@@ -177,7 +177,7 @@ function rootNotDirectory(d: string): PagewiseError {
 }
 
 /** The canonical path of root directory `d`; NOT_FOUND or NOT_A_DIRECTORY. Blocks: start-up only. */
-function resolveRootSync(d: string): string {
+export function resolveRootSync(d: string): string {
   let real: string;
   try {
     real = realpathSync(d);

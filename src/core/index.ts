@@ -36,6 +36,7 @@ export {
   fitLargest,
   fitTextPrefix,
   type ItemPageLayout,
+  itemPageText,
   itemShare,
   jsonEscaped,
   type LargestFit,

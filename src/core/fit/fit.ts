@@ -600,6 +600,13 @@ export interface ItemPageLayout {
   tail(count: number): string;
 }
 
+/** The page `layout` describes, holding its first `count` items. */
+export function itemPageText(layout: ItemPageLayout, count: number): string {
+  let body = "";
+  for (let i = 0; i < count; i++) body += (i > 0 ? layout.separator : "") + layout.item(i);
+  return `${layout.head}${body}${layout.tail(count)}`;
+}
+
 /** `fitItemCount` with a running count: each item is counted once, as the page shows it. */
 function fitItemsRunning(
   available: number,

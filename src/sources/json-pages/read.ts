@@ -21,6 +21,7 @@ import {
   type Estimator,
   fitItemCount,
   type ItemPageLayout,
+  itemPageText,
   itemShare,
   type PageParam,
   type PageRequest,
@@ -261,8 +262,8 @@ async function buildPage(
   );
   const collected = await collectItems(builder, batches, plan.maxItems);
   const { items, failure } = collected;
-  const layout = pageRenderer(builder.frame, plan, collected);
-  const render = (count: number) => renderItems(layout, count);
+  const layout = pageLayout(builder.frame, plan, collected);
+  const render = (count: number) => itemPageText(layout, count);
 
   const available = Math.min(items.length, plan.maxItems);
   // Perf: the page is counted in one pass over its items (a running count); else each item's own
@@ -372,8 +373,8 @@ async function collectItems(
   return { items, exhausted, failure };
 }
 
-/** The page text with the first `count` items; each continuation cursor is made once. */
-function pageRenderer(frame: PageFrame, plan: PagePlan, collected: Collected): ItemPageLayout {
+/** The page's layout (head, items, tail); each continuation cursor is made once. */
+function pageLayout(frame: PageFrame, plan: PagePlan, collected: Collected): ItemPageLayout {
   const { items, exhausted, failure } = collected;
   const cursors = new Map<number, string>();
   const cursorAfter = (count: number): string => {
@@ -397,13 +398,6 @@ function pageRenderer(frame: PageFrame, plan: PagePlan, collected: Collected): I
       return `],"complete":${!more},"next_cursor":${more ? JSON.stringify(cursorAfter(count)) : "null"},"stats":{"returned":${count},"skipped":${frame.skipped}}${frame.extras}}`;
     },
   };
-}
-
-/** The page `layout` describes, holding its first `count` items. */
-function renderItems(layout: ItemPageLayout, count: number): string {
-  let body = "";
-  for (let i = 0; i < count; i++) body += (i > 0 ? layout.separator : "") + layout.item(i);
-  return `${layout.head}${body}${layout.tail(count)}`;
 }
 
 /** A match whose value cannot fit: its size and a `read` cursor over its source text. */

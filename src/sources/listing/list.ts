@@ -15,6 +15,7 @@ import {
   type ByteWriter,
   budgetTooSmall,
   fitItemCount,
+  itemPageText,
   malformedCursor,
   type PageParam,
   type PageRequest,
@@ -298,11 +299,7 @@ function renderListPage(
     return `],"pagination":${pagination},"next_cursor":${nextCursor}${tailExtras}}`;
   };
   const layout = { head, item: (i: number) => items[i]!.json, separator: ",", tail };
-  const render = (count: number): string => {
-    let body = "";
-    for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
-    return `${head}${body}${tail(count)}`;
-  };
+  const render = (count: number) => itemPageText(layout, count);
   // Perf: each entry is counted once (a running count, or a running sum that predicts the cut).
   const fitted = fitItemCount(
     items.length,

@@ -21,6 +21,7 @@ import {
   budgetTooSmall,
   fitItemCount,
   identityKey,
+  itemPageText,
   itemShare,
   malformedCursor,
   type PageParam,
@@ -352,11 +353,8 @@ async function renderPage(request: SearchPageRequest, input: PageInput): Promise
       : "null";
     return `],"pagination":${pagination},"next_cursor":${nextCursor}${extras}}`;
   };
-  const render = (count: number): string => {
-    let body = "";
-    for (let i = 0; i < count; i++) body += (i > 0 ? "," : "") + items[i]!.json;
-    return `${head}${body}${tail(count)}`;
-  };
+  const layout = { head, item: (i: number) => items[i]!.json, separator: ",", tail };
+  const render = (count: number) => itemPageText(layout, count);
   // Perf: each match is counted once (a running count, or a running sum that predicts the cut).
   const fitted = fitItemCount(
     items.length,
@@ -364,7 +362,7 @@ async function renderPage(request: SearchPageRequest, input: PageInput): Promise
     ctx.estimator,
     render,
     (i) => itemShare(ctx.estimator.count(items[i]!.json)),
-    { head, item: (i) => items[i]!.json, separator: ",", tail },
+    layout,
   );
   if (fitted.amount === 0 && items.length > 0) {
     throw budgetTooSmall(maxTokens, ctx.estimator.count(render(1)), "one match");
