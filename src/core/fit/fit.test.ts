@@ -149,7 +149,9 @@ describe("fitTextPrefix with a running count", () => {
           );
         },
       ),
-      { numRuns: 400 },
+      // Counterexamples found before: a tail that grows with the amount made allowances from other
+      // pages wrong, and a back-off lost a whole group.
+      { numRuns: 400, examples: [['a🙂𠀀\u0001𠀀a"', 47]] },
     );
   });
 
@@ -215,7 +217,15 @@ describe("fitItemCount with a running count", () => {
           }
         },
       ),
-      { numRuns: 400 },
+      {
+        numRuns: 400,
+        examples: [
+          [
+            ['""', "0", "0", '{"path":"","size":0,"tags":[]}', '{"path":"","size":0,"tags":[]}'],
+            58,
+          ],
+        ],
+      },
     );
   });
 

@@ -497,14 +497,47 @@ function fitRunning(
       closed = tried;
       continue;
     }
-    // Over the budget: back off to the last point whose page fits, and go on from there with
-    // what the tail costs further on.
-    do {
+    // Over the budget (the tail cost more than allowed for): back off to the last point whose
+    // page fits, then bisect by whole counts between it and the nearest page known to be over.
+    let over = last.amount;
+    for (;;) {
       points.pop();
       closed = page.close(points[points.length - 1]!);
-    } while (closed.tokens > maxTokens && points.length > 1);
+      if (closed.tokens <= maxTokens || points.length === 1) break;
+      over = points[points.length - 1]!.amount;
+    }
+    return bisectRunning(page, points, closed, over, maxTokens);
   }
   return closed;
+}
+
+/**
+ * The largest page between the last point (whose page, `closed`, fits) and the amount `over`
+ * (whose page does not), each candidate closed and counted whole: a tail that grows with the
+ * amount makes allowances from other pages wrong there, in either direction.
+ */
+function bisectRunning(
+  page: RunningPage,
+  points: RunningPoint[],
+  closed: ClosedPage,
+  over: number,
+  maxTokens: number,
+): ClosedPage {
+  let best = closed;
+  let hi = over;
+  for (;;) {
+    const lo = points[points.length - 1]!;
+    if (hi - lo.amount <= 1) return best;
+    const next = page.extend(lo, lo.amount + Math.floor((hi - lo.amount) / 2));
+    if (next.amount >= hi) return best;
+    const tried = page.close(next);
+    if (tried.tokens > maxTokens) {
+      hi = next.amount;
+    } else {
+      points.push(next);
+      best = tried;
+    }
+  }
 }
 
 /**
