@@ -45,6 +45,7 @@ import {
   writeFileRef,
 } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
+import { closeInBackground } from "../shared/versioned-file.js";
 import { ancestorsWithin } from "../walk/index.js";
 import { runScanJob } from "./pool.js";
 import {
@@ -426,6 +427,6 @@ async function lineCursor(
       end: { kind: "byte", offset: m.lineEnd },
     });
   } finally {
-    await opened.handle.close();
+    closeInBackground(() => opened.handle.close());
   }
 }

@@ -40,6 +40,7 @@ import {
   sameBytes,
 } from "../shared/range-anchor.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
+import { closeInBackground } from "../shared/versioned-file.js";
 import { compileGrep, type RecordFilter } from "./grep.js";
 import { BlockReader, type RecordSpan, recordAt, recordBefore } from "./records.js";
 import {
@@ -178,7 +179,7 @@ async function tailPage(
     }
     return page;
   } finally {
-    await opened.handle.close();
+    closeInBackground(() => opened.handle.close());
   }
 }
 
