@@ -35,6 +35,7 @@ export {
   fitItemCount,
   fitLargest,
   fitTextPrefix,
+  type GrowingText,
   type ItemPageLayout,
   itemPageText,
   itemShare,

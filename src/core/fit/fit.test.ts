@@ -7,6 +7,7 @@ import {
   codePointFloor,
   fitItemCount,
   fitTextPrefix,
+  type GrowingText,
   type ItemPageLayout,
   itemShare,
   type TextPageLayout,
@@ -167,6 +168,59 @@ describe("fitTextPrefix with a running count", () => {
       expect(fitted.tokens).toBeGreaterThanOrEqual(budget * 0.99);
       // One pass over the page, plus the pieces tried past the cut and a few tails.
       expect(added()).toBeLessThanOrEqual(fitted.text.length * 1.1 + 2000);
+    }
+  });
+});
+
+/** `text` handed out a piece at a time (pieces never split a surrogate pair), counting what was asked. */
+function growingOf(text: string, smallest: number) {
+  let asked = 0;
+  const source = {
+    text: "",
+    more(units: number): boolean {
+      if (source.text.length >= text.length) return false;
+      asked++;
+      let end = Math.min(text.length, source.text.length + Math.max(smallest, units));
+      if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end++;
+      source.text = text.slice(0, end);
+      return true;
+    },
+  };
+  return { source, asked: () => asked };
+}
+
+describe("fitTextPrefix with a growing text", () => {
+  it("gives the page the whole text gives, however the text grows", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", " ", "中", "🙂", '"', "\n", "7"), maxLength: 300 }),
+        fc.integer({ min: 1, max: 120 }),
+        fc.integer({ min: 1, max: 64 }),
+        (text, budget, smallest) => {
+          const { layout, render } = layoutOf(text);
+          const pageOf = (source: string | GrowingText) => {
+            try {
+              return fitTextPrefix(source, budget, defaultEstimator, render, { layout });
+            } catch (e) {
+              return (e as Error).message;
+            }
+          };
+          expect(pageOf(growingOf(text, smallest).source)).toEqual(pageOf(text));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("grows the text about as far as the page reaches, not to its end", () => {
+    const text = 'log line 42 "quoted" naïve 中文 ok\n'.repeat(100_000);
+    const { layout, render } = layoutOf(text);
+    for (const budget of [2000, 25_000]) {
+      const { source, asked } = growingOf(text, 1024);
+      const fitted = fitTextPrefix(source, budget, defaultEstimator, render, { layout });
+      expect(fitted.text).toBe(render(fitted.amount));
+      expect(source.text.length).toBeLessThanOrEqual(fitted.amount * 1.25 + 1024);
+      expect(asked()).toBeLessThanOrEqual(8);
     }
   });
 });

@@ -348,14 +348,32 @@ export interface TextPageLayout {
 }
 
 /**
+ * Text that is produced as a fit asks for it (a source decodes only what a page takes): `text` so
+ * far, which `more` appends to. Every `text` is a prefix of the next.
+ */
+export interface GrowingText {
+  readonly text: string;
+  /** Appends about `units` more code units (at least a code point); false when there are no more. */
+  more(units: number): boolean;
+}
+
+/** Grows `source` until it holds `units` code units or has no more, asking for `ahead` at once. */
+function growTo(source: GrowingText, units: number, ahead: number): void {
+  while (source.text.length < units) {
+    if (!source.more(Math.max(units, ahead) - source.text.length)) return;
+  }
+}
+
+/**
  * Fits a prefix of `text` (cut on a code-point boundary) into `maxTokens`, where `render(units)` is
  * the page holding the first `units` code units. At least one code point is always included when
  * `text` is non-empty; if even that does not fit, BUDGET_TOO_SMALL names the budget that would.
  * Costs O(page) estimation plus one or two whole-page counts (one pass with a running count and
- * `options.layout`), whatever the length of `text`.
+ * `options.layout`), whatever the length of `text`. A growing text is grown only as far as the
+ * running fit reaches (the other fit needs all of it).
  */
 export function fitTextPrefix(
-  text: string,
+  source: string | GrowingText,
   maxTokens: number,
   estimator: Estimator,
   render: (units: number) => string,
@@ -365,9 +383,12 @@ export function fitTextPrefix(
     const page = render(units);
     return { amount: units, text: page, tokens: estimator.count(page) };
   };
+  const growing = typeof source === "string" ? { text: source, more: () => false } : source;
   if (options.layout && !options.asShown && estimator.running) {
-    return fitTextRunning(text, maxTokens, estimator.running, options.layout);
+    return fitTextRunning(growing, maxTokens, estimator.running, options.layout);
   }
+  growTo(growing, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+  const text = growing.text;
   const first = firstCodePoint(text);
   if (first === 0) {
     const empty = measure(0);
@@ -421,8 +442,13 @@ interface ClosedPage {
 
 /** What a running fit needs of one kind of page (text or items). */
 interface RunningPage {
-  /** The largest amount there is. */
-  readonly limit: number;
+  /** The largest amount there is so far. */
+  limit: number;
+  /**
+   * Makes `limit` at least `amount` if there is that much (a growing text), producing about
+   * `ahead` at once: the fit's projection of where the page will end.
+   */
+  reach(amount: number, ahead: number): void;
   /** Counts the page that ends at `point` (its tail added to a fork of the count). */
   close(point: RunningPoint): ClosedPage;
   /** The point after `from` holding content up to `end` (a text cut moved to a code point). */
@@ -445,8 +471,10 @@ function advanceRunning(
 ): void {
   const base = points[0]!;
   let step = page.step.first;
+  let ahead = 0;
   for (;;) {
     const from = points[points.length - 1]!;
+    page.reach(from.amount + step, ahead);
     if (from.amount >= page.limit) return;
     const next = page.extend(from, Math.min(page.limit, from.amount + step));
     const fits =
@@ -464,6 +492,7 @@ function advanceRunning(
       (next.count.tokens() - base.count.tokens()) / Math.max(1, next.amount - base.amount),
     );
     const room = tokens - next.count.tokens();
+    ahead = next.amount + Math.ceil(room / perUnit);
     step = Math.max(1, Math.min(page.step.max, Math.floor(room / perUnit / 2)));
   }
 }
@@ -487,7 +516,9 @@ function fitRunning(
   let allowance = first.tokens - first.point.count.tokens();
   for (let round = 0; round < MAX_TAIL_ROUNDS; round++) {
     const reached = points[points.length - 1]!;
-    if (reached.amount >= page.limit || maxTokens - closed.tokens <= tolerance) break;
+    if (maxTokens - closed.tokens <= tolerance) break;
+    page.reach(reached.amount + 1, 0);
+    if (reached.amount >= page.limit) break;
     advanceRunning(page, points, maxTokens - allowance, maxTokens);
     const last = points[points.length - 1]!;
     if (last === reached) break;
@@ -575,7 +606,7 @@ function runningPageOf(
  * count.
  */
 function fitTextRunning(
-  text: string,
+  source: GrowingText,
   maxTokens: number,
   running: () => RunningCount,
   layout: TextPageLayout,
@@ -593,6 +624,7 @@ function fitTextRunning(
     (quoted) => quoted.slice(1, quoted.length - 1),
   );
   const extend = (from: RunningPoint, end: number): RunningPoint => {
+    const text = source.text;
     let units = codePointFloor(text, end);
     if (units <= from.amount) units = Math.min(text.length, from.amount + 2);
     // Perf: the piece is kept and counted as JSON.stringify gives it, quotes and all, and
@@ -605,7 +637,8 @@ function fitTextRunning(
     pieces.push(quoted);
     return { amount: units, count, parts: from.parts + 1 };
   };
-  const first = firstCodePoint(text);
+  growTo(source, 2, 0);
+  const first = firstCodePoint(source.text);
   if (first === 0) {
     const page = close(start);
     if (page.tokens > maxTokens) throw budgetTooSmall(maxTokens, page.tokens, "an empty page");
@@ -616,7 +649,19 @@ function fitTextRunning(
   if (smallest.tokens > maxTokens) {
     throw budgetTooSmall(maxTokens, smallest.tokens, "one character of content");
   }
-  const page = { limit: text.length, close, extend, step: RUNNING_STEP.text };
+  // Perf: `limit` is a plain property kept up to date, not a getter: an object literal with an
+  // accessor made every page's fit objects survive into the old generation (a mark-compact
+  // collection every few pages).
+  const page: RunningPage = {
+    limit: source.text.length,
+    reach: (amount, ahead) => {
+      growTo(source, amount, ahead);
+      page.limit = source.text.length;
+    },
+    close,
+    extend,
+    step: RUNNING_STEP.text,
+  };
   return written(fitRunning(page, points, smallest, maxTokens));
 }
 
@@ -666,7 +711,7 @@ function fitItemsRunning(
     count.add(added);
     return { amount: end, count, parts: end };
   };
-  const page = { limit: available, close, extend, step: RUNNING_STEP.items };
+  const page = { limit: available, reach: () => {}, close, extend, step: RUNNING_STEP.items };
   return written(fitRunning(page, points, none, maxTokens));
 }
 

@@ -20,6 +20,7 @@ import {
   type FileVersion,
   fitLargest,
   fitTextPrefix,
+  type GrowingText,
   type PageParam,
   type PageRequest,
   PagewiseError,
@@ -324,9 +325,9 @@ async function confirmAppendOnly(handle: FileHandle, before: BigIntStats, needed
 /**
  * Code units per token assumed for the first read window. An estimator's true bound may be much
  * larger (the default estimator's is 8; exact tokenizers have 128-character tokens of spaces), but
- * sizing every read by it would read and decode several times the page: code, logs and prose take
- * 2–4 units per token of the default estimator. A page that fills this window is cut again from a
- * larger one.
+ * sizing every read by it would read several times the page (only what the page takes is decoded,
+ * see DecodedWindow): code, logs and prose take 2–4 units per token of the default estimator. A
+ * page that fills this window is cut again from a larger one.
  */
 const FIRST_WINDOW_UNITS_PER_TOKEN = 5;
 
@@ -513,38 +514,88 @@ function fitUtf8(
   render: PageRenderer,
 ): WindowPage {
   const maxTokens = request.params.max_tokens!;
-  const bytes = window.bytes;
-  const complete = window.reachesEnd ? bytes.length : completeUtf8Length(bytes, bytes.length);
-  let text: string;
-  try {
-    text = decoder.decode(bytes.subarray(0, complete));
-  } catch {
-    throw notText(undefined, maxTokens);
-  }
-  let reachesEnd = window.reachesEnd && complete === bytes.length;
-  let truncated = false;
-  if (text.length > unitsCap) {
-    // More text than the budget could ever hold: the page cannot reach the end of the range.
-    text = text.slice(0, codePointFloor(text, unitsCap));
-    reachesEnd = false;
-    truncated = true;
-  }
-  const fullText = text.length;
+  const decoded = new DecodedWindow(window, unitsCap, maxTokens);
+  // The page holding `units` units of text, its bytes, and whether more follows it.
   const parts = (units: number): [string, number, boolean] => {
-    const content = units === fullText ? text : text.slice(0, units);
-    return [content, Buffer.byteLength(content, "utf8"), !(units === fullText && reachesEnd)];
+    const text = decoded.text;
+    const content = units === text.length ? text : text.slice(0, units);
+    const last = units === text.length && decoded.done && decoded.reachesEnd;
+    return [content, Buffer.byteLength(content, "utf8"), !last];
   };
   const fitted = fitTextPrefix(
-    text,
+    decoded,
     maxTokens,
     request.context.estimator,
     (units) => renderPage(render, ...parts(units)),
     { layout: { head: render.head, tail: (units) => render.tail(...parts(units)) } },
   );
-  // The page took all the text the window held, and there is more: a larger window might fit more.
+  // The page took all the text the window held, and there is more: a larger window may fit more.
   const windowFilled =
-    fitted.amount === fullText && !reachesEnd && (truncated || !window.reachesEnd);
-  return { text: fitted.text, windowFilled, unitsCapped: windowFilled && truncated };
+    fitted.amount === decoded.text.length &&
+    decoded.done &&
+    !decoded.reachesEnd &&
+    (decoded.truncated || !window.reachesEnd);
+  return { text: fitted.text, windowFilled, unitsCapped: windowFilled && decoded.truncated };
+}
+
+/** Bytes decoded at least at once: a fit's first pieces are small. */
+const MIN_DECODE_BYTES = 16 * 1024;
+
+/**
+ * A window's text, decoded as the fit asks for it (`GrowingText`), at most `unitsCap` code units.
+ * Perf: the window is sized for dense text, so a page takes a fraction of it; decoding all of it
+ * cost about a fifth of a page's CPU.
+ */
+class DecodedWindow implements GrowingText {
+  text = "";
+  /** All the window's text is decoded (or the cap was reached). */
+  done = false;
+  /** The cap cut the text: the page cannot reach the end of the range. */
+  truncated = false;
+  readonly #bytes: Buffer;
+  /** Bytes that end on a whole character (the window's last may be cut). */
+  readonly #complete: number;
+  readonly #unitsCap: number;
+  readonly #maxTokens: number;
+  readonly #windowReachesEnd: boolean;
+  #decodedBytes = 0;
+
+  constructor(window: Window, unitsCap: number, maxTokens: number) {
+    const bytes = window.bytes;
+    this.#bytes = bytes;
+    this.#complete = window.reachesEnd ? bytes.length : completeUtf8Length(bytes, bytes.length);
+    this.#windowReachesEnd = window.reachesEnd;
+    this.#unitsCap = unitsCap;
+    this.#maxTokens = maxTokens;
+    this.done = this.#complete === 0;
+  }
+
+  /** The text goes to the end of the page's range (once all of it is decoded). */
+  get reachesEnd(): boolean {
+    return this.#windowReachesEnd && this.#complete === this.#bytes.length && !this.truncated;
+  }
+
+  more(units: number): boolean {
+    if (this.done) return false;
+    // Bytes per unit so far (1 before any): ASCII text decodes byte for unit.
+    const perUnit = this.text.length > 0 ? this.#decodedBytes / this.text.length : 1;
+    const want = Math.max(MIN_DECODE_BYTES, Math.ceil(units * perUnit * 1.1));
+    let end = Math.min(this.#complete, this.#decodedBytes + want);
+    if (end < this.#complete) end = completeUtf8Length(this.#bytes, end);
+    try {
+      this.text += decoder.decode(this.#bytes.subarray(this.#decodedBytes, end));
+    } catch {
+      throw notText(undefined, this.#maxTokens);
+    }
+    this.#decodedBytes = end;
+    if (this.text.length > this.#unitsCap) {
+      // More text than the budget could ever hold.
+      this.text = this.text.slice(0, codePointFloor(this.text, this.#unitsCap));
+      this.truncated = true;
+    }
+    this.done = this.truncated || end >= this.#complete;
+    return true;
+  }
 }
 
 /** Costs of a byte range as it appears base64-encoded: 3 bytes are 4 characters. */
