@@ -1,8 +1,9 @@
 /**
  * Property tests of `read` through the MCP server (in process, over the SDK's in-memory transport:
  * thousands of calls; the stdio transport has its own end-to-end tests): for random text and random
- * budgets, pages concatenate to the file exactly, every page fits, every page advances, a repeated
- * cursor gives the same page, and the last page says so.
+ * budgets, pages concatenate to the file exactly, every page fits and starts at the line and byte
+ * where the one before ended, every page advances, a repeated cursor gives the same page, and the
+ * last page says so.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -95,6 +96,12 @@ for (const estimatorName of ["default", "openviking"]) {
           for (let guard = 0; ; guard++) {
             expect(page.isError, page.text).toBe(false);
             expect(count(page.text)).toBeLessThanOrEqual(budget);
+            // Where the page starts: the line and byte after everything before it.
+            const before = contents.join("");
+            expect(page.json.position).toMatchObject({
+              line: before.split("\n").length,
+              byte: Buffer.byteLength(before, "utf8"),
+            });
             contents.push(page.json.content);
             if (!page.json.has_more) {
               expect(page.json.next_cursor).toBeNull();

@@ -407,7 +407,7 @@ async function buildPageWithin(
   const wantBytes =
     plan.encoding === "utf-8" ? unitsCap * bytesPerUnit + 4 : Math.ceil((unitsCap * 3) / 4) + 3;
   const window = await readWindow(basis, plan, wantBytes);
-  const render = pageRenderer(request, basis, plan, window.bytes);
+  const render = pageRenderer(request, basis, plan);
   return plan.encoding === "base64"
     ? fitBase64(request, window, render)
     : fitUtf8(request, window, unitsCap, render);
@@ -419,23 +419,14 @@ async function buildPageWithin(
  */
 interface PageRenderer {
   readonly head: string;
-  tail(content: string, consumed: number, hasMore: boolean): string;
-}
-
-function renderPage(
-  renderer: PageRenderer,
-  content: string,
-  consumed: number,
-  hasMore: boolean,
-): string {
-  return `${renderer.head}${JSON.stringify(content)}${renderer.tail(content, consumed, hasMore)}`;
+  /** `newlines` counts the line ends in the content (asked only when a cursor needs them). */
+  tail(consumed: number, newlines: () => number, hasMore: boolean): string;
 }
 
 function pageRenderer(
   request: PageRequest<ReadArgs, ReadState, SourceContext>,
   basis: PageBasis,
   plan: PagePlan,
-  window: Buffer,
 ): PageRenderer {
   const { version } = basis;
   const head = `{"uri":${JSON.stringify(basis.uri)},"content":`;
@@ -443,10 +434,10 @@ function pageRenderer(
   const line = plan.line > 0 ? String(plan.line) : "null";
   const position = `,"position":{"line":${line},"byte":${plan.position},"size":${basis.bytes.size}}`;
   const middle = `,"version":${JSON.stringify(version.version)}${position}`;
-  const tail = (content: string, consumed: number, hasMore: boolean) => {
+  const tail = (consumed: number, countNewlines: () => number, hasMore: boolean) => {
     let nextCursor = "null";
     if (hasMore) {
-      const newlines = newlinesIn(content, plan.encoding, window, consumed);
+      const newlines = countNewlines();
       const end: ReadEnd =
         plan.end.kind === "lines"
           ? { kind: "lines", remaining: plan.end.remaining - newlines }
@@ -477,13 +468,12 @@ function fitBase64(
   const { estimator } = request.context;
   const maxTokens = request.params.max_tokens!;
   const available = window.bytes.length;
-  const pageOf = (count: number) =>
-    renderPage(
-      render,
-      window.bytes.subarray(0, count).toString("base64"),
-      count,
-      !(count === available && window.reachesEnd),
-    );
+  const pageOf = (count: number) => {
+    const content = window.bytes.subarray(0, count).toString("base64");
+    const hasMore = !(count === available && window.reachesEnd);
+    const newlines = () => newlinesInBytes(window.bytes, count);
+    return `${render.head}${JSON.stringify(content)}${render.tail(count, newlines, hasMore)}`;
+  };
   const none = { amount: 0, text: pageOf(0), tokens: 0 };
   const fitted =
     available === 0
@@ -515,19 +505,19 @@ function fitUtf8(
 ): WindowPage {
   const maxTokens = request.params.max_tokens!;
   const decoded = new DecodedWindow(window, unitsCap, maxTokens);
-  // The page holding `units` units of text, its bytes, and whether more follows it.
-  const parts = (units: number): [string, number, boolean] => {
-    const text = decoded.text;
-    const content = units === text.length ? text : text.slice(0, units);
-    const last = units === text.length && decoded.done && decoded.reachesEnd;
-    return [content, Buffer.byteLength(content, "utf8"), !last];
+  const prefixes = new PrefixMeasures();
+  // What follows the content on the page holding `units` units of text.
+  const tail = (units: number) => {
+    const { bytes, newlines } = prefixes.measure(decoded.text, units);
+    const last = units === decoded.text.length && decoded.done && decoded.reachesEnd;
+    return render.tail(bytes, () => newlines, !last);
   };
   const fitted = fitTextPrefix(
     decoded,
     maxTokens,
     request.context.estimator,
-    (units) => renderPage(render, ...parts(units)),
-    { layout: { head: render.head, tail: (units) => render.tail(...parts(units)) } },
+    (units) => `${render.head}${JSON.stringify(decoded.text.slice(0, units))}${tail(units)}`,
+    { layout: { head: render.head, tail } },
   );
   // The page took all the text the window held, and there is more: a larger window may fit more.
   const windowFilled =
@@ -615,14 +605,51 @@ function base64Prediction(bytes: Buffer, estimator: Estimator): Prediction {
   };
 }
 
-function newlinesIn(
-  content: string,
-  encoding: ReadEncoding,
-  window: Buffer,
-  consumedBytes: number,
-): number {
-  if (encoding === "utf-8") return countNewlines(content);
+function newlinesInBytes(bytes: Buffer, end: number): number {
   let n = 0;
-  for (let i = 0; i < consumedBytes; i++) if (window[i] === 0x0a) n++;
+  for (let i = bytes.indexOf(0x0a); i >= 0 && i < end; i = bytes.indexOf(0x0a, i + 1)) n++;
   return n;
+}
+
+/** UTF-8 bytes and line ends of a text's first `units` code units. */
+interface PrefixMeasure {
+  readonly units: number;
+  readonly bytes: number;
+  readonly newlines: number;
+}
+
+/**
+ * Measures of prefixes of a growing text, each taken from the nearest prefix measured before (by
+ * adding or taking off the text between). Perf: a page's tail is closed a few times as the fit
+ * narrows down near the cut; measuring each candidate from the start was a tenth of a page's CPU.
+ */
+class PrefixMeasures {
+  /** In order of `units`. */
+  readonly #measured: PrefixMeasure[] = [{ units: 0, bytes: 0, newlines: 0 }];
+
+  measure(text: string, units: number): PrefixMeasure {
+    let below = this.#measured.length - 1;
+    while (this.#measured[below]!.units > units) below--;
+    const before = this.#measured[below]!;
+    if (before.units === units) return before;
+    const after = this.#measured[below + 1];
+    let measured: PrefixMeasure;
+    if (after && after.units - units < units - before.units) {
+      const piece = text.slice(units, after.units);
+      measured = {
+        units,
+        bytes: after.bytes - Buffer.byteLength(piece, "utf8"),
+        newlines: after.newlines - countNewlines(piece),
+      };
+    } else {
+      const piece = text.slice(before.units, units);
+      measured = {
+        units,
+        bytes: before.bytes + Buffer.byteLength(piece, "utf8"),
+        newlines: before.newlines + countNewlines(piece),
+      };
+    }
+    this.#measured.splice(below + 1, 0, measured);
+    return measured;
+  }
 }
