@@ -356,6 +356,8 @@ describe("confinement", () => {
       "/etc/passwd",
       "link-out.txt",
       "dir-out/secret.txt",
+      // A link to a directory outside: denied, not described as a directory.
+      "dir-out",
       "sub/\0/in.txt",
       `file://${outside.dir}/secret.txt`,
     ]) {

@@ -19,7 +19,7 @@ import {
   type Stats,
   statSync,
 } from "node:fs";
-import { type FileHandle, open, realpath, stat } from "node:fs/promises";
+import { type FileHandle, lstat, open, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PagewiseError } from "../core/index.js";
@@ -298,9 +298,11 @@ export interface OpenedFile {
  *
  * What confines is the canonical path of the opened descriptor, read back from the kernel after
  * the open (race-free: it is what was opened, whatever links the path went through). Perf: the
- * path is therefore resolved (`realpath`) before the open only to word a refusal, when the file is
- * missing or not a regular file, so that nothing is said of a file outside the roots; an open
- * costs three thread-pool trips (stat, open, fstat), not four.
+ * path is therefore resolved (`realpath`) before the open only where /proc is missing, when its
+ * last component is a link (the open never follows one, so that no link swapped in at the last
+ * moment leads to a device), and to word a refusal (missing, a directory, a device) so that
+ * nothing is said of a file outside the roots: opening a plain path costs three thread-pool trips
+ * (lstat, open, fstat), not four.
  */
 export async function openFileConfined(
   roots: Roots,
@@ -308,15 +310,14 @@ export async function openFileConfined(
 ): Promise<OpenedFile> {
   const shown = pathArg ?? "";
   const { lexical, directoryOnly } = roots.resolvePath(pathArg);
-  let pre: Stats;
-  try {
-    pre = await stat(lexical);
-  } catch (err) {
-    await confinedRealPath(roots, lexical, shown);
-    throw fsError(err, shown, roots);
+  let target = lexical;
+  let pre = await statOrRefuse(roots, lexical, shown, true);
+  if (pre.isSymbolicLink() || !DESCRIPTOR_PATHS) {
+    target = await confinedRealPath(roots, lexical, shown);
+    pre = await statOrRefuse(roots, target, shown, false);
   }
   if (directoryOnly || !pre.isFile()) {
-    await confinedRealPath(roots, lexical, shown);
+    if (target === lexical) await confinedRealPath(roots, lexical, shown);
     if (directoryOnly && !pre.isDirectory()) throw trailingSlashOnFile(shown);
     if (pre.isDirectory()) {
       throw new PagewiseError("NOT_A_FILE", `${quote(shown)} is a directory, not a file.`, {
@@ -325,18 +326,19 @@ export async function openFileConfined(
     }
     throw notRegular(shown);
   }
-  // Confinement without /proc falls back to resolving the path before the open.
-  const resolved = DESCRIPTOR_PATHS ? lexical : await confinedRealPath(roots, lexical, shown);
   let handle: FileHandle;
   try {
-    handle = await open(resolved, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    handle = await open(
+      target,
+      constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW,
+    );
   } catch (err) {
     throw fsError(err, shown, roots);
   }
   try {
     const [st, opened] = await Promise.all([
       handle.stat({ bigint: true }),
-      descriptorPath(handle, resolved),
+      descriptorPath(handle, target),
     ]);
     const rootIndex = roots.rootIndexOf(opened);
     if (rootIndex < 0) throw roots.outside(shown);
@@ -345,6 +347,24 @@ export async function openFileConfined(
   } catch (err) {
     await handle.close();
     throw err instanceof PagewiseError ? err : fsError(err, shown, roots);
+  }
+}
+
+/**
+ * `lstat` (`link`) or `stat` of a path; on failure, ACCESS_DENIED if the path leads outside the
+ * roots, else the failure.
+ */
+async function statOrRefuse(
+  roots: Roots,
+  target: string,
+  shown: string,
+  link: boolean,
+): Promise<Stats> {
+  try {
+    return await (link ? lstat(target) : stat(target));
+  } catch (err) {
+    await confinedRealPath(roots, target, shown);
+    throw fsError(err, shown, roots);
   }
 }
 
