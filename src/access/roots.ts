@@ -14,6 +14,7 @@
 import {
   type BigIntStats,
   constants,
+  fstatSync,
   readlinkSync,
   realpathSync,
   type Stats,
@@ -23,6 +24,7 @@ import { type FileHandle, lstat, open, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PagewiseError } from "../core/index.js";
+import { onLocalFileSystem } from "./local-fs.js";
 
 /** Roots named in one error message; more are counted, not listed. */
 const ROOTS_NAMED_MAX = 10;
@@ -289,6 +291,11 @@ export interface OpenedFile {
   readonly rootIndex: number;
   /** The descriptor's stat, taken right after the open (callers need no second fstat). */
   readonly stat: BigIntStats;
+  /**
+   * The descriptor's stat now (to check that a file did not change while it was read): on the
+   * serving thread on a local file system (see local-fs.ts), else through the thread pool.
+   */
+  restat(): Promise<BigIntStats>;
 }
 
 /**
@@ -301,8 +308,8 @@ export interface OpenedFile {
  * path is therefore resolved (`realpath`) before the open only where /proc is missing, when its
  * last component is a link (the open never follows one, so that no link swapped in at the last
  * moment leads to a device), and to word a refusal (missing, a directory, a device) so that
- * nothing is said of a file outside the roots: opening a plain path costs three thread-pool trips
- * (lstat, open, fstat), not four.
+ * nothing is said of a file outside the roots: opening a plain path costs two thread-pool trips
+ * (lstat, open) on a local file system, where the descriptor's fstat runs on this thread.
  */
 export async function openFileConfined(
   roots: Roots,
@@ -336,14 +343,14 @@ export async function openFileConfined(
     throw fsError(err, shown, roots);
   }
   try {
-    const [st, opened] = await Promise.all([
-      handle.stat({ bigint: true }),
-      descriptorPath(handle, target),
-    ]);
+    const restat = onLocalFileSystem(handle.fd)
+      ? async () => fstatSync(handle.fd, { bigint: true })
+      : () => handle.stat({ bigint: true });
+    const [st, opened] = await Promise.all([restat(), descriptorPath(handle, target)]);
     const rootIndex = roots.rootIndexOf(opened);
     if (rootIndex < 0) throw roots.outside(shown);
     if (!st.isFile()) throw notRegular(shown);
-    return { handle, realPath: opened, rootIndex, stat: st };
+    return { handle, realPath: opened, rootIndex, stat: st, restat };
   } catch (err) {
     await handle.close();
     throw err instanceof PagewiseError ? err : fsError(err, shown, roots);

@@ -96,7 +96,7 @@ export async function openVersionedFile(
       version,
       stat,
       async confirmUnchanged() {
-        const after = await handle.stat({ bigint: true });
+        const after = await opened.restat();
         if (identityKey(after) !== identityKey(stat)) throw changedWhileReading();
       },
       close: () => handle.close(),

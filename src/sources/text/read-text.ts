@@ -9,8 +9,7 @@
  * so that costs O(page).
  */
 import type { BigIntStats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
-import { openFileConfined } from "../../access/index.js";
+import { type OpenedFile, openFileConfined } from "../../access/index.js";
 import {
   budgetTooSmall,
   codePointFloor,
@@ -308,7 +307,7 @@ async function anchoredBasis(ctx: SourceContext, state: ReadState): Promise<Page
       version,
       uri: `file://${encodeURI(opened.realPath)}`,
       ref: state.file,
-      confirm: () => confirmAppendOnly(handle, st, end),
+      confirm: () => confirmAppendOnly(opened, st, end),
       close: () => handle.close(),
     };
   } catch (e) {
@@ -317,9 +316,8 @@ async function anchoredBasis(ctx: SourceContext, state: ReadState): Promise<Page
   }
 }
 
-async function confirmAppendOnly(handle: FileHandle, before: BigIntStats, needed: number) {
-  if (!onlyAppendedBetween(before, await handle.stat({ bigint: true }), needed))
-    throw changedWhileReading();
+async function confirmAppendOnly(opened: OpenedFile, before: BigIntStats, needed: number) {
+  if (!onlyAppendedBetween(before, await opened.restat(), needed)) throw changedWhileReading();
 }
 
 /**
