@@ -1,7 +1,7 @@
-import { closeSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../../test/support/server.js";
 import { fdinfoMountId, mountTypes, onLocalFileSystem } from "./local-fs.js";
 
 describe("mountTypes", () => {
@@ -34,7 +34,7 @@ describe("fdinfoMountId", () => {
 
 describe.runIf(process.platform === "linux")("onLocalFileSystem", () => {
   it("says so for a file on this machine's disk, and not for a device node or a closed descriptor", () => {
-    const { dir, cleanup } = tempDir();
+    const dir = mkdtempSync(path.join(os.tmpdir(), "pagewise-local-fs-"));
     try {
       const file = path.join(dir, "a.txt");
       writeFileSync(file, "a\n");
@@ -54,7 +54,7 @@ describe.runIf(process.platform === "linux")("onLocalFileSystem", () => {
         closeSync(device);
       }
     } finally {
-      cleanup();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

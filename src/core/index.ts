@@ -36,6 +36,7 @@ export {
   fitLargest,
   fitTextPrefix,
   type GrowingText,
+  ItemPageCount,
   type ItemPageLayout,
   itemPageText,
   itemShare,

@@ -8,6 +8,7 @@ import {
   fitItemCount,
   fitTextPrefix,
   type GrowingText,
+  ItemPageCount,
   type ItemPageLayout,
   itemShare,
   type TextPageLayout,
@@ -303,6 +304,50 @@ describe("fitItemCount with a running count", () => {
       // Once each, plus the groups of items tried past the cut (16 at a time, then one by one).
       const group = 17 * (items[0]!.length + 1);
       expect(added()).toBeLessThanOrEqual(fitted.text.length + 2 * group + 1000);
+    }
+  });
+
+  it("gives the same page from a count taken while the items were collected", () => {
+    fc.assert(
+      fc.property(
+        fc.array(itemArb, { maxLength: 80 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.nat({ max: 80 }),
+        (items, budget, collected) => {
+          const { layout, render } = layoutOfItems(items);
+          const counted = new ItemPageCount(defaultEstimator.running!, layout.head, ",");
+          for (const item of items.slice(0, collected)) counted.add(item);
+          const fit = (c?: ItemPageCount) =>
+            fitItemCount(items.length, budget, defaultEstimator, render, undefined, layout, c);
+          expect(fit(counted)).toEqual(fit());
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("counts no item again that was counted while collected", () => {
+    const items = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ path: `a/f${i}.ts` }));
+    const { layout, render } = layoutOfItems(items);
+    for (const budget of [2000, 25_000]) {
+      const { estimator, added } = countingRunning();
+      const counted = new ItemPageCount(estimator.running!, layout.head, ",");
+      for (const item of items) counted.add(item);
+      const collected = added();
+      const fitted = fitItemCount(
+        items.length,
+        budget,
+        estimator,
+        render,
+        undefined,
+        layout,
+        counted,
+      );
+      expect(fitted.text).toBe(render(fitted.amount));
+      expect(fitted.tokens).toBe(countDefault(fitted.text));
+      expect(fitted.amount).toBeGreaterThan(budget / 20);
+      // Only what lies between checkpoints (16 items) and the tails closed are counted again.
+      expect(added() - collected).toBeLessThanOrEqual(40 * (items[0]!.length + 1) + 2000);
     }
   });
 });

@@ -686,11 +686,55 @@ export function itemPageText(layout: ItemPageLayout, count: number): string {
 }
 
 /** `fitItemCount` with a running count: each item is counted once, as the page shows it. */
+/** Items between two checkpoints of an ItemPageCount. */
+const ITEM_CHECKPOINT_EVERY = 16;
+
+/**
+ * The running count of an item page's head and items, kept while a source collects the items (to
+ * know when the page is full), with a checkpoint every ITEM_CHECKPOINT_EVERY items. Given to
+ * `fitItemCount`, it saves counting the items a second time: the fit starts each group of items
+ * from the nearest checkpoint. The items added must be the layout's, in order.
+ */
+export class ItemPageCount {
+  readonly #count: RunningCount;
+  readonly #separator: string;
+  #items = 0;
+  /** `checkpoints[k]`: the count after the head and the first k × ITEM_CHECKPOINT_EVERY items. */
+  readonly #checkpoints: RunningCount[];
+
+  constructor(running: () => RunningCount, head: string, separator: string) {
+    this.#count = running();
+    this.#count.add(head);
+    this.#separator = separator;
+    this.#checkpoints = [this.#count.fork()];
+  }
+
+  add(item: string): void {
+    if (this.#items > 0) this.#count.add(this.#separator);
+    this.#count.add(item);
+    this.#items++;
+    if (this.#items % ITEM_CHECKPOINT_EVERY === 0) this.#checkpoints.push(this.#count.fork());
+  }
+
+  /** Tokens of the head and the items added so far. */
+  tokens(): number {
+    return this.#count.tokens();
+  }
+
+  /** The last checkpoint after `from` items and at most `end` items, if any. */
+  checkpointWithin(from: number, end: number): { amount: number; count: RunningCount } | undefined {
+    const k = Math.min(Math.floor(end / ITEM_CHECKPOINT_EVERY), this.#checkpoints.length - 1);
+    const amount = k * ITEM_CHECKPOINT_EVERY;
+    return amount > from ? { amount, count: this.#checkpoints[k]! } : undefined;
+  }
+}
+
 function fitItemsRunning(
   available: number,
   maxTokens: number,
   running: () => RunningCount,
   layout: ItemPageLayout,
+  counted: ItemPageCount | undefined,
 ): Fitted {
   const {
     start,
@@ -702,12 +746,13 @@ function fitItemsRunning(
   const none = close(points[0]!);
   if (none.tokens > maxTokens || available === 0) return written(none);
   const extend = (from: RunningPoint, end: number): RunningPoint => {
+    for (let i = from.amount; i < end; i++) items[i] ??= layout.item(i);
+    // Items counted while they were collected are taken from there, up to the last checkpoint.
+    const checkpoint = counted?.checkpointWithin(from.amount, end);
+    const base = checkpoint ?? from;
     let added = "";
-    for (let i = from.amount; i < end; i++) {
-      items[i] ??= layout.item(i);
-      added += (i > 0 ? layout.separator : "") + items[i];
-    }
-    const count = from.count.fork();
+    for (let i = base.amount; i < end; i++) added += (i > 0 ? layout.separator : "") + items[i];
+    const count = base.count.fork();
     count.add(added);
     return { amount: end, count, parts: end };
   };
@@ -733,7 +778,8 @@ export function itemShare(tokens: number): number {
  * page holding the first `count` items. Returns `amount: 0` when not even one item fits (the caller
  * decides whether to clamp that item or fail), and the page rendered with no items. With a
  * `layout` (the page as head, items and tail, the same text `render` gives) and an estimator that
- * keeps a running count, each item is counted once as the page shows it; else, with `itemCost(i)`
+ * keeps a running count, each item is counted once as the page shows it (not at all with
+ * `counted`, the count a source took while it collected the items); else, with `itemCost(i)`
  * (the estimated tokens item `i` adds, e.g. its JSON plus a comma) the count is predicted and
  * confirmed; without it, it is searched.
  */
@@ -744,9 +790,10 @@ export function fitItemCount(
   render: (count: number) => string,
   itemCost?: (index: number) => number,
   layout?: ItemPageLayout,
+  counted?: ItemPageCount,
 ): Fitted {
   if (layout && estimator.running) {
-    return fitItemsRunning(available, maxTokens, estimator.running, layout);
+    return fitItemsRunning(available, maxTokens, estimator.running, layout, counted);
   }
   const measure = (count: number): Fitted => {
     const page = render(count);

@@ -20,6 +20,7 @@ import {
   budgetTooSmall,
   type Estimator,
   fitItemCount,
+  ItemPageCount,
   type ItemPageLayout,
   itemPageText,
   itemShare,
@@ -70,9 +71,17 @@ export interface JsonReadOptions {
   readonly handles: JsonHandles;
 }
 
+/** Between two items of a page. */
+const ITEM_SEPARATOR = ",";
+/** What a page's tail counted alone may count over the same tail on the page. */
+const TAIL_MARGIN_TOKENS = 4;
+/** Tokens per UTF-16 unit that an item's text is assumed not to exceed (see itemWithValue). */
+const ITEM_TOKENS_PER_UNIT_BOUND = 4;
+
 interface Item {
   readonly match: JsonMatch;
   readonly json: string;
+  /** Its own count; -1 when it was not taken (the page's running count covers the item). */
   readonly tokens: number;
   readonly truncated: boolean;
 }
@@ -218,8 +227,15 @@ interface ItemBuilder {
    */
   readonly capBytes: number;
   readonly signal: AbortSignal | undefined;
+  /**
+   * With an estimator that keeps a running count: the page's head and items, counted as they are
+   * collected, which the page's fit then reuses (items are not counted one by one).
+   */
+  readonly pageCount: ItemPageCount | undefined;
   /** Tokens of a one-item page without its item; -1 until the first item is made. */
   overhead: number;
+  /** Tokens of a page's tail (after its last item), counted alone; -1 until the first item. */
+  tailTokens: number;
 }
 
 /** The items read for one page: one more than fits tells whether there are more. */
@@ -243,14 +259,19 @@ async function buildPage(
   const reader = new ValueWindow(basis.bytes);
   const maxTokens = request.params.max_tokens!;
   const compiled = compileQuery(plan.language, plan.query, options.limits);
+  const frame = pageFrame(request, basis, plan);
   const builder: ItemBuilder = {
     reader,
     estimator,
-    frame: pageFrame(request, basis, plan),
+    frame,
     maxTokens,
     capBytes: maxTokens * estimator.maxUnitsPerToken * 3,
     signal: ctx.signal,
+    pageCount: estimator.running
+      ? new ItemPageCount(estimator.running, frame.head, ITEM_SEPARATOR)
+      : undefined,
     overhead: -1,
+    tailTokens: -1,
   };
   const batches = runQueryBatches(
     reader,
@@ -266,10 +287,18 @@ async function buildPage(
   const render = (count: number) => itemPageText(layout, count);
 
   const available = Math.min(items.length, plan.maxItems);
-  // Perf: the page is counted in one pass over its items (a running count); else each item's own
-  // count, taken when it was made, predicts the cut.
+  // Perf: the page is counted in one pass over its items (a running count, taken as they were
+  // collected); else each item's own count, taken when it was made, predicts the cut.
   const itemCost = (i: number) => itemShare(items[i]!.tokens);
-  let fitted = fitItemCount(available, maxTokens, estimator, render, itemCost, layout);
+  let fitted = fitItemCount(
+    available,
+    maxTokens,
+    estimator,
+    render,
+    itemCost,
+    layout,
+    builder.pageCount,
+  );
   if (fitted.amount === 0 && available > 0 && !items[0]!.truncated) {
     items[0] = truncatedItem(builder, items[0]!.match);
     fitted = fitItemCount(available, maxTokens, estimator, render, itemCost, layout);
@@ -346,10 +375,16 @@ async function collectItems(
   let exhausted = false;
   let failure: unknown;
   let sum = 0;
+  const { pageCount } = builder;
+  // Tokens of the page so far with a tail; the tail counted alone may count a little more than on
+  // the page, so it is trusted short of TAIL_MARGIN_TOKENS (one item more is read, not one less).
+  const pageTokens = () =>
+    pageCount
+      ? pageCount.tokens() + Math.max(builder.tailTokens - TAIL_MARGIN_TOKENS, 0)
+      : sum + Math.max(builder.overhead, 0);
   // One match beyond max_items tells whether there are more (no empty last page).
   const full = () =>
-    items.length > maxItems ||
-    (items.length > 0 && sum + Math.max(builder.overhead, 0) > builder.maxTokens);
+    items.length > maxItems || (items.length > 0 && pageTokens() > builder.maxTokens);
   try {
     while (!full()) {
       const next = await batches.next();
@@ -362,7 +397,8 @@ async function collectItems(
         // Perf: a value inside the window the engine just read is made without awaiting.
         const item = itemFromWindow(builder, m) ?? (await makeItem(builder, m));
         items.push(item);
-        sum += itemShare(item.tokens);
+        if (pageCount) pageCount.add(item.json);
+        else sum += itemShare(item.tokens);
       }
     }
   } catch (e) {
@@ -392,7 +428,7 @@ function pageLayout(frame: PageFrame, plan: PagePlan, collected: Collected): Ite
   return {
     head: frame.head,
     item: (i) => items[i]!.json,
-    separator: ",",
+    separator: ITEM_SEPARATOR,
     tail: (count) => {
       const more = count < items.length || !exhausted || failure !== undefined;
       return `],"complete":${!more},"next_cursor":${more ? JSON.stringify(cursorAfter(count)) : "null"},"stats":{"returned":${count},"skipped":${frame.skipped}}${frame.extras}}`;
@@ -424,11 +460,21 @@ function itemFromWindow(builder: ItemBuilder, m: JsonMatch): Item | undefined {
 function itemWithValue(builder: ItemBuilder, m: JsonMatch, text: string): Item {
   const { estimator, frame } = builder;
   const json = `{"path":${JSON.stringify(m.pointer)},"value":${text}}`;
+  if (builder.overhead < 0) {
+    const tail = `],"complete":false,"next_cursor":${JSON.stringify(frame.cursorFor(m.resume))},"stats":{"returned":1,"skipped":${frame.skipped}}${frame.extras}}`;
+    builder.overhead = estimator.count(`${frame.head}${tail}`);
+    builder.tailTokens = estimator.count(tail);
+  }
+  // Perf: with a page count, an item short enough to fit a page of its own (by a bound on tokens
+  // per unit that ordinary text keeps) is not counted alone. One that breaks the bound still never
+  // reaches a page whole: a page that cannot hold its first item truncates it (buildPage).
+  if (
+    builder.pageCount &&
+    json.length * ITEM_TOKENS_PER_UNIT_BOUND + builder.overhead <= builder.maxTokens
+  ) {
+    return { match: m, json, tokens: -1, truncated: false };
+  }
   const tokens = estimator.count(json);
-  if (builder.overhead < 0)
-    builder.overhead = estimator.count(
-      `${frame.head}],"complete":false,"next_cursor":${JSON.stringify(frame.cursorFor(m.resume))},"stats":{"returned":1,"skipped":${frame.skipped}}${frame.extras}}`,
-    );
   // Too large for a page of its own: a read cursor over its source text instead.
   if (tokens + builder.overhead > builder.maxTokens) return truncatedItem(builder, m);
   return { match: m, json, tokens, truncated: false };
