@@ -317,9 +317,9 @@ describe("fitItemCount with a running count", () => {
           const { layout, render } = layoutOfItems(items);
           const counted = new ItemPageCount(defaultEstimator.running!, layout.head, ",");
           for (const item of items.slice(0, collected)) counted.add(item);
-          const fit = (c?: ItemPageCount) =>
+          const pageWith = (c?: ItemPageCount) =>
             fitItemCount(items.length, budget, defaultEstimator, render, undefined, layout, c);
-          expect(fit(counted)).toEqual(fit());
+          expect(pageWith(counted)).toEqual(pageWith());
         },
       ),
       { numRuns: 300 },
