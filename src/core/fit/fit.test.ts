@@ -246,6 +246,25 @@ describe("fitItemCount with a running count", () => {
       `${layout.head}${items.slice(0, count).join(",")}${layout.tail(count)}`;
     return { layout, render };
   };
+  /** The page of `items` fitted into `budget` (with `counted`, if given), and how to render one. */
+  const fitItems = (
+    items: string[],
+    budget: number,
+    estimator: Estimator = defaultEstimator,
+    counted?: ItemPageCount,
+  ) => {
+    const { layout, render } = layoutOfItems(items);
+    const fitted = fitItemCount(
+      items.length,
+      budget,
+      estimator,
+      render,
+      undefined,
+      layout,
+      counted,
+    );
+    return { fitted, render, layout };
+  };
 
   it("returns the page render gives, counted exactly, within budget and as full as allowed", () => {
     fc.assert(
@@ -253,15 +272,7 @@ describe("fitItemCount with a running count", () => {
         fc.array(itemArb, { maxLength: 60 }),
         fc.integer({ min: 1, max: 400 }),
         (items, budget) => {
-          const { layout, render } = layoutOfItems(items);
-          const fitted = fitItemCount(
-            items.length,
-            budget,
-            defaultEstimator,
-            render,
-            undefined,
-            layout,
-          );
+          const { fitted, render } = fitItems(items, budget);
           expect(fitted.text).toBe(render(fitted.amount));
           expect(fitted.tokens).toBe(countDefault(fitted.text));
           if (fitted.amount > 0) expect(fitted.tokens).toBeLessThanOrEqual(budget);
@@ -314,12 +325,11 @@ describe("fitItemCount with a running count", () => {
         fc.integer({ min: 1, max: 400 }),
         fc.nat({ max: 80 }),
         (items, budget, collected) => {
-          const { layout, render } = layoutOfItems(items);
+          const { layout } = layoutOfItems(items);
           const counted = new ItemPageCount(defaultEstimator.running!, layout.head, ",");
           for (const item of items.slice(0, collected)) counted.add(item);
-          const pageWith = (c?: ItemPageCount) =>
-            fitItemCount(items.length, budget, defaultEstimator, render, undefined, layout, c);
-          expect(pageWith(counted)).toEqual(pageWith());
+          const withCount = fitItems(items, budget, defaultEstimator, counted).fitted;
+          expect(withCount).toEqual(fitItems(items, budget).fitted);
         },
       ),
       { numRuns: 300 },
@@ -328,21 +338,13 @@ describe("fitItemCount with a running count", () => {
 
   it("counts no item again that was counted while collected", () => {
     const items = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ path: `a/f${i}.ts` }));
-    const { layout, render } = layoutOfItems(items);
+    const { layout } = layoutOfItems(items);
     for (const budget of [2000, 25_000]) {
       const { estimator, added } = countingRunning();
       const counted = new ItemPageCount(estimator.running!, layout.head, ",");
       for (const item of items) counted.add(item);
       const collected = added();
-      const fitted = fitItemCount(
-        items.length,
-        budget,
-        estimator,
-        render,
-        undefined,
-        layout,
-        counted,
-      );
+      const { fitted, render } = fitItems(items, budget, estimator, counted);
       expect(fitted.text).toBe(render(fitted.amount));
       expect(fitted.tokens).toBe(countDefault(fitted.text));
       expect(fitted.amount).toBeGreaterThan(budget / 20);
