@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { fdinfoMountId, mountTypes, onLocalFileSystem } from "./local-fs.js";
+import { fdinfoMountId, MountTable, mountTypes, onLocalFileSystem } from "./local-fs.js";
 
 describe("mountTypes", () => {
   it("reads each mount's id and type, whatever its optional fields and escaped paths", () => {
@@ -22,6 +22,26 @@ describe("mountTypes", () => {
       [40, "fuse.sshfs"],
       [41, "tmpfs"],
     ]);
+  });
+});
+
+describe("MountTable", () => {
+  it("reads the table again when stale, and for an unknown id not more than every 50 ms", () => {
+    let reads = 0;
+    const table = new MountTable(() => {
+      reads++;
+      return "27 1 254:0 / / rw - ext4 /dev/vda rw";
+    });
+    expect(table.typeOf(27, 0)).toBe("ext4");
+    expect(reads).toBe(1);
+    for (let i = 0; i < 100; i++) expect(table.typeOf(99, 10)).toBeUndefined();
+    expect(reads).toBe(1);
+    expect(table.typeOf(99, 61)).toBeUndefined();
+    expect(reads).toBe(2);
+    expect(table.typeOf(27, 900)).toBe("ext4");
+    expect(reads).toBe(2);
+    expect(table.typeOf(27, 1062)).toBe("ext4");
+    expect(reads).toBe(3);
   });
 });
 

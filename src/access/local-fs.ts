@@ -39,6 +39,8 @@ const LOCAL_TYPES = new Set([
 
 /** How long a reading of the mount table is trusted (a freed mount id may be reused). */
 const MOUNTS_TTL_MS = 1000;
+/** How soon a mount id not in the table may have the table read again (a mount made since). */
+const UNKNOWN_MOUNT_RETRY_MS = 50;
 
 /** Mount id → file system type, from one `mountinfo` text. */
 export function mountTypes(mountinfo: string): Map<number, string> {
@@ -61,15 +63,31 @@ export function fdinfoMountId(fdinfo: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-let mounts: { types: Map<number, string>; readAt: number } | undefined;
+/**
+ * Mount id → file system type, from a mount table read again once stale (a freed mount id may be
+ * reused), and for an id not in it (a mount made since, or a file of another mount namespace) at
+ * most every UNKNOWN_MOUNT_RETRY_MS: a table can be long on a host with many containers.
+ */
+export class MountTable {
+  #types = new Map<number, string>();
+  #readAt = Number.NEGATIVE_INFINITY;
+  readonly #read: () => string;
 
-function typeOfMount(id: number): string | undefined {
-  const now = Date.now();
-  if (!mounts || now - mounts.readAt > MOUNTS_TTL_MS || !mounts.types.has(id)) {
-    mounts = { types: mountTypes(readFileSync("/proc/self/mountinfo", "latin1")), readAt: now };
+  constructor(read: () => string = () => readFileSync("/proc/self/mountinfo", "latin1")) {
+    this.#read = read;
   }
-  return mounts.types.get(id);
+
+  typeOf(id: number, now: number = Date.now()): string | undefined {
+    const age = now - this.#readAt;
+    if (age > MOUNTS_TTL_MS || (!this.#types.has(id) && age > UNKNOWN_MOUNT_RETRY_MS)) {
+      this.#types = mountTypes(this.#read());
+      this.#readAt = now;
+    }
+    return this.#types.get(id);
+  }
 }
+
+const MOUNTS = new MountTable();
 
 const FDINFO = Buffer.alloc(512);
 
@@ -86,7 +104,7 @@ export function onLocalFileSystem(fd: number): boolean {
     }
     const id = fdinfoMountId(FDINFO.toString("latin1", 0, length));
     if (id === undefined) return false;
-    const type = typeOfMount(id);
+    const type = MOUNTS.typeOf(id);
     return type !== undefined && LOCAL_TYPES.has(type);
   } catch {
     return false;
