@@ -3,6 +3,7 @@
  * Access: roots, path confinement that holds for what is actually opened, and caller identities.
  */
 export type { Caller } from "./caller.js";
+export type { Descriptor } from "./descriptor.js";
 export {
   AUTH_FILE_POLL_MS,
   AuthFileError,

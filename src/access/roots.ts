@@ -14,17 +14,16 @@
 import {
   type BigIntStats,
   constants,
-  fstatSync,
   readlinkSync,
   realpathSync,
   type Stats,
   statSync,
 } from "node:fs";
-import { type FileHandle, lstat, open, realpath, stat } from "node:fs/promises";
+import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PagewiseError } from "../core/index.js";
-import { onLocalFileSystem } from "./local-fs.js";
+import { type Descriptor, openDescriptor } from "./descriptor.js";
 
 /** Roots named in one error message; more are counted, not listed. */
 const ROOTS_NAMED_MAX = 10;
@@ -271,7 +270,7 @@ function fsError(err: unknown, pathArg: string, roots: Roots): PagewiseError {
 const DESCRIPTOR_PATHS = process.platform === "linux" ? "/proc/self/fd" : undefined;
 
 /** The canonical path of an open descriptor: from the kernel where possible, else `realpath`. */
-async function descriptorPath(fh: FileHandle, fallback: string): Promise<string> {
+async function descriptorPath(fh: Descriptor, fallback: string): Promise<string> {
   if (DESCRIPTOR_PATHS) {
     try {
       // Perf: synchronous, as it never waits: /proc answers from the kernel's memory, whatever
@@ -285,17 +284,13 @@ async function descriptorPath(fh: FileHandle, fallback: string): Promise<string>
 }
 
 export interface OpenedFile {
-  readonly handle: FileHandle;
+  /** The open file: its reads, its stat now and its close (see descriptor.ts). */
+  readonly handle: Descriptor;
   /** Canonical path of what was opened. */
   readonly realPath: string;
   readonly rootIndex: number;
   /** The descriptor's stat, taken right after the open (callers need no second fstat). */
   readonly stat: BigIntStats;
-  /**
-   * The descriptor's stat now (to check that a file did not change while it was read): on the
-   * serving thread on a local file system (see local-fs.ts), else through the thread pool.
-   */
-  restat(): Promise<BigIntStats>;
 }
 
 /**
@@ -333,9 +328,9 @@ export async function openFileConfined(
     }
     throw notRegular(shown);
   }
-  let handle: FileHandle;
+  let handle: Descriptor;
   try {
-    handle = await open(
+    handle = await openDescriptor(
       target,
       constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW,
     );
@@ -343,14 +338,11 @@ export async function openFileConfined(
     throw fsError(err, shown, roots);
   }
   try {
-    const restat = onLocalFileSystem(handle.fd)
-      ? async () => fstatSync(handle.fd, { bigint: true })
-      : () => handle.stat({ bigint: true });
-    const [st, opened] = await Promise.all([restat(), descriptorPath(handle, target)]);
+    const [st, opened] = await Promise.all([handle.stat(), descriptorPath(handle, target)]);
     const rootIndex = roots.rootIndexOf(opened);
     if (rootIndex < 0) throw roots.outside(shown);
     if (!st.isFile()) throw notRegular(shown);
-    return { handle, realPath: opened, rootIndex, stat: st, restat };
+    return { handle, realPath: opened, rootIndex, stat: st };
   } catch (err) {
     await handle.close();
     throw err instanceof PagewiseError ? err : fsError(err, shown, roots);

@@ -52,6 +52,7 @@ export {
   type ByteSource,
   fileByteSource,
   memoryByteSource,
+  type OpenFile,
   readWhole,
 } from "./io/byte-source.js";
 export * from "./limits.js";

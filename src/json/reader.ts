@@ -4,7 +4,7 @@
  * an open file at one version, or over bytes in memory. Reads are positional, so a resumed query
  * starts at any offset in O(1).
  */
-import { fileByteSource, memoryByteSource } from "../core/index.js";
+import { fileByteSource, memoryByteSource, type OpenFile } from "../core/index.js";
 
 export interface ByteReader {
   /** Bytes in the source (the size of the version being read). */
@@ -14,10 +14,7 @@ export interface ByteReader {
 }
 
 /** A reader over an open file (core's positional reader). */
-export const fileHandleReader: (
-  handle: import("node:fs/promises").FileHandle,
-  size: number,
-) => ByteReader = fileByteSource;
+export const fileHandleReader: (handle: OpenFile, size: number) => ByteReader = fileByteSource;
 
 /** A reader over bytes in memory (tests, small inputs). */
 export const bufferReader: (bytes: Uint8Array) => ByteReader = memoryByteSource;

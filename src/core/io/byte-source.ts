@@ -4,7 +4,18 @@
  * snapshot, so a page is always cut from the same bytes its version was computed on. Sources and
  * the JSON engine read through it.
  */
-import type { FileHandle } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
+
+/** An open file as core reads it: positional reads and the descriptor's stat. */
+export interface OpenFile {
+  read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesRead: number }>;
+  stat(options: { bigint: true }): Promise<BigIntStats>;
+}
 
 export interface ByteSource {
   readonly size: number;
@@ -12,7 +23,7 @@ export interface ByteSource {
   read(position: number, length: number): Promise<Buffer>;
 }
 
-export function fileByteSource(handle: FileHandle, size: number): ByteSource {
+export function fileByteSource(handle: OpenFile, size: number): ByteSource {
   return {
     size,
     async read(position, length) {
@@ -42,6 +53,6 @@ export function memoryByteSource(bytes: Uint8Array): ByteSource {
 }
 
 /** Reads a whole file into memory (snapshots of small, recently modified files). */
-export async function readWhole(handle: FileHandle, size: number): Promise<Buffer> {
+export async function readWhole(handle: OpenFile, size: number): Promise<Buffer> {
   return fileByteSource(handle, size).read(0, size);
 }

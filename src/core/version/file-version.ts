@@ -19,8 +19,8 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { BigIntStats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
 import { PagewiseError } from "../errors.js";
+import type { OpenFile } from "../io/byte-source.js";
 import { RACY_WINDOW_NS, STREAM_CHUNK_BYTES, VERSION_CACHE_ENTRIES } from "../limits.js";
 
 /** Bytes of the content hash kept in cursors (version equality check). */
@@ -85,7 +85,7 @@ export class FileVersions {
    * a matching trusted fingerprint short-cuts the hash entirely.
    */
   async versionOf(
-    fh: FileHandle,
+    fh: OpenFile,
     st: BigIntStats,
     expect?: VersionExpectation,
     signal?: AbortSignal,
@@ -99,7 +99,7 @@ export class FileVersions {
    * under a new identity). Callers need no second fstat to know what the version covers.
    */
   async versionAndStat(
-    fh: FileHandle,
+    fh: OpenFile,
     st: BigIntStats,
     expect?: VersionExpectation,
     signal?: AbortSignal,
@@ -130,7 +130,7 @@ export class FileVersions {
   }
 
   async #hash(
-    fh: FileHandle,
+    fh: OpenFile,
     st: BigIntStats,
     signal: AbortSignal | undefined,
   ): Promise<{ version: FileVersion; stat: BigIntStats }> {
@@ -224,7 +224,7 @@ interface HashResult {
 }
 
 /** Streams the whole file through SHA-256 and a UTF-8 validator, in fixed-size chunks. */
-async function hashFile(fh: FileHandle, signal?: AbortSignal): Promise<HashResult> {
+async function hashFile(fh: OpenFile, signal?: AbortSignal): Promise<HashResult> {
   const hash = createHash("sha256");
   const buffer = Buffer.allocUnsafe(STREAM_CHUNK_BYTES + 4);
   let position = 0;

@@ -12,8 +12,7 @@
  *   after the page was read that the identity did not move meanwhile.
  */
 import type { BigIntStats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
-import { type OpenedFile, openFileConfined } from "../../access/index.js";
+import { type Descriptor, type OpenedFile, openFileConfined } from "../../access/index.js";
 import {
   type FileVersion,
   FileVersions,
@@ -27,7 +26,7 @@ import type { SourceContext } from "./context.js";
 import { type FileRef, refOfOpened } from "./file-ref.js";
 
 export interface VersionedFile {
-  readonly handle: FileHandle;
+  readonly handle: Descriptor;
   /** Canonical path of what was opened. */
   readonly realPath: string;
   readonly ref: FileRef;
@@ -96,7 +95,7 @@ export async function openVersionedFile(
       version,
       stat,
       async confirmUnchanged() {
-        const after = await opened.restat();
+        const after = await opened.handle.stat();
         if (identityKey(after) !== identityKey(stat)) throw changedWhileReading();
       },
       close: () => handle.close(),

@@ -169,7 +169,7 @@ async function tailPage(
       grepLiteral,
       filter,
     });
-    const after = await opened.restat();
+    const after = await opened.handle.stat();
     if (!onlyAppendedBetween(st, after, size)) {
       throw new PagewiseError(
         "CONTENT_CHANGED",

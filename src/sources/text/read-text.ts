@@ -317,7 +317,7 @@ async function anchoredBasis(ctx: SourceContext, state: ReadState): Promise<Page
 }
 
 async function confirmAppendOnly(opened: OpenedFile, before: BigIntStats, needed: number) {
-  if (!onlyAppendedBetween(before, await opened.restat(), needed)) throw changedWhileReading();
+  if (!onlyAppendedBetween(before, await opened.handle.stat(), needed)) throw changedWhileReading();
 }
 
 /**
