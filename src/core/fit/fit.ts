@@ -685,7 +685,6 @@ export function itemPageText(layout: ItemPageLayout, count: number): string {
   return `${layout.head}${body}${layout.tail(count)}`;
 }
 
-/** `fitItemCount` with a running count: each item is counted once, as the page shows it. */
 /** Items between two checkpoints of an ItemPageCount. */
 const ITEM_CHECKPOINT_EVERY = 16;
 
@@ -729,6 +728,10 @@ export class ItemPageCount {
   }
 }
 
+/**
+ * `fitItemCount` with a running count: each item is counted once, as the page shows it, or not at
+ * all when `counted` already holds it.
+ */
 function fitItemsRunning(
   available: number,
   maxTokens: number,

@@ -431,9 +431,15 @@ function pageLayout(frame: PageFrame, plan: PagePlan, collected: Collected): Ite
     separator: ITEM_SEPARATOR,
     tail: (count) => {
       const more = count < items.length || !exhausted || failure !== undefined;
-      return `],"complete":${!more},"next_cursor":${more ? JSON.stringify(cursorAfter(count)) : "null"},"stats":{"returned":${count},"skipped":${frame.skipped}}${frame.extras}}`;
+      return pageTail(frame, count, more ? cursorAfter(count) : undefined);
     },
   };
+}
+
+/** What follows a page's last item: `next_cursor` is `cursor`, or null with the query complete. */
+function pageTail(frame: PageFrame, returned: number, cursor: string | undefined): string {
+  const next = cursor === undefined ? "null" : JSON.stringify(cursor);
+  return `],"complete":${cursor === undefined},"next_cursor":${next},"stats":{"returned":${returned},"skipped":${frame.skipped}}${frame.extras}}`;
 }
 
 /** A match whose value cannot fit: its size and a `read` cursor over its source text. */
@@ -461,7 +467,7 @@ function itemWithValue(builder: ItemBuilder, m: JsonMatch, text: string): Item {
   const { estimator, frame } = builder;
   const json = `{"path":${JSON.stringify(m.pointer)},"value":${text}}`;
   if (builder.overhead < 0) {
-    const tail = `],"complete":false,"next_cursor":${JSON.stringify(frame.cursorFor(m.resume))},"stats":{"returned":1,"skipped":${frame.skipped}}${frame.extras}}`;
+    const tail = pageTail(frame, 1, frame.cursorFor(m.resume));
     builder.overhead = estimator.count(`${frame.head}${tail}`);
     builder.tailTokens = estimator.count(tail);
   }

@@ -43,8 +43,9 @@ export interface VersionedFile {
 }
 
 /**
- * Closes a file without waiting: the page is made, and the close is a thread-pool round trip the
- * answer need not wait for (a close that fails leaves nothing to do).
+ * Closes a file without waiting: the page is made, and the close (a thread-pool round trip off a
+ * local file system) is nothing the answer needs to wait for (a close that fails leaves nothing to
+ * do).
  */
 export function closeInBackground(close: () => Promise<void>): void {
   close().catch(() => undefined);
@@ -95,7 +96,7 @@ export async function openVersionedFile(
       version,
       stat,
       async confirmUnchanged() {
-        const after = await opened.handle.stat();
+        const after = await handle.stat();
         if (identityKey(after) !== identityKey(stat)) throw changedWhileReading();
       },
       close: () => handle.close(),

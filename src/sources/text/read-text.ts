@@ -9,7 +9,7 @@
  * so that costs O(page).
  */
 import type { BigIntStats } from "node:fs";
-import { type OpenedFile, openFileConfined } from "../../access/index.js";
+import { type Descriptor, openFileConfined } from "../../access/index.js";
 import {
   budgetTooSmall,
   codePointFloor,
@@ -307,7 +307,7 @@ async function anchoredBasis(ctx: SourceContext, state: ReadState): Promise<Page
       version,
       uri: `file://${encodeURI(opened.realPath)}`,
       ref: state.file,
-      confirm: () => confirmAppendOnly(opened, st, end),
+      confirm: () => confirmAppendOnly(handle, st, end),
       close: () => handle.close(),
     };
   } catch (e) {
@@ -316,8 +316,8 @@ async function anchoredBasis(ctx: SourceContext, state: ReadState): Promise<Page
   }
 }
 
-async function confirmAppendOnly(opened: OpenedFile, before: BigIntStats, needed: number) {
-  if (!onlyAppendedBetween(before, await opened.handle.stat(), needed)) throw changedWhileReading();
+async function confirmAppendOnly(handle: Descriptor, before: BigIntStats, needed: number) {
+  if (!onlyAppendedBetween(before, await handle.stat(), needed)) throw changedWhileReading();
 }
 
 /**
@@ -631,22 +631,17 @@ class PrefixMeasures {
     const before = this.#measured[below]!;
     if (before.units === units) return before;
     const after = this.#measured[below + 1];
-    let measured: PrefixMeasure;
-    if (after && after.units - units < units - before.units) {
-      const piece = text.slice(units, after.units);
-      measured = {
-        units,
-        bytes: after.bytes - Buffer.byteLength(piece, "utf8"),
-        newlines: after.newlines - countNewlines(piece),
-      };
-    } else {
-      const piece = text.slice(before.units, units);
-      measured = {
-        units,
-        bytes: before.bytes + Buffer.byteLength(piece, "utf8"),
-        newlines: before.newlines + countNewlines(piece),
-      };
-    }
+    // From the nearer side: the text between is added to the prefix before it, or taken off the
+    // one after it.
+    const fromAfter = after !== undefined && after.units - units < units - before.units;
+    const near = fromAfter ? after : before;
+    const sign = fromAfter ? -1 : 1;
+    const piece = fromAfter ? text.slice(units, after.units) : text.slice(before.units, units);
+    const measured = {
+      units,
+      bytes: near.bytes + sign * Buffer.byteLength(piece, "utf8"),
+      newlines: near.newlines + sign * countNewlines(piece),
+    };
     this.#measured.splice(below + 1, 0, measured);
     return measured;
   }
