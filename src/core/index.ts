@@ -27,6 +27,7 @@ export {
   type Estimator,
   openvikingEstimator,
   type RunningCount,
+  type RunningSnapshot,
 } from "./estimate/index.js";
 export {
   budgetTooSmall,
@@ -36,6 +37,7 @@ export {
   fitLargest,
   fitTextPrefix,
   type GrowingText,
+  type ItemCheckpoints,
   ItemPageCount,
   type ItemPageLayout,
   itemPageText,
@@ -44,6 +46,7 @@ export {
   type LargestFit,
   PieceCosts,
   type Prediction,
+  resumeItemCheckpoints,
   TextCosts,
   type TextFitOptions,
   type TextPageLayout,

@@ -1,4 +1,4 @@
-import type { Estimator, RunningCount } from "./estimator.js";
+import type { Estimator, RunningCount, RunningSnapshot } from "./estimator.js";
 
 /**
  * @module
@@ -840,6 +840,16 @@ export function scanDefault(
   state.units += to - from;
 }
 
+/** The state a `DefaultRunningCount#snapshot` holds (a copy: one snapshot resumes many times). */
+function defaultCountFrom(snapshot: RunningSnapshot): DefaultCountState {
+  const state = startDefaultCount();
+  for (const key of Object.keys(state) as (keyof DefaultCountState)[]) {
+    const value = snapshot[key];
+    if (typeof value === "number") state[key] = value;
+  }
+  return state;
+}
+
 /** The `default` estimator's running count: its scanner's state, carried between pieces. */
 class DefaultRunningCount implements RunningCount {
   readonly #state: DefaultCountState;
@@ -859,6 +869,10 @@ class DefaultRunningCount implements RunningCount {
   fork(): RunningCount {
     return new DefaultRunningCount({ ...this.#state });
   }
+
+  snapshot(): RunningSnapshot {
+    return { ...this.#state };
+  }
 }
 
 export const defaultEstimator: Estimator = {
@@ -866,6 +880,7 @@ export const defaultEstimator: Estimator = {
   count: countDefault,
   maxUnitsPerToken: SUB / MIN_UNIT_COST,
   running: () => new DefaultRunningCount(),
+  resume: (snapshot) => new DefaultRunningCount(defaultCountFrom(snapshot)),
 };
 
 /**

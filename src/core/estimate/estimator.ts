@@ -28,7 +28,16 @@ export interface Estimator {
    * between whole escapes never does). Estimators that cannot resume a count leave it out.
    */
   readonly running?: () => RunningCount;
+  /**
+   * Continues a count from a `RunningCount#snapshot`, possibly taken in another thread (a walk's
+   * worker counts a page's items as it collects them, and the page is fitted from its counts).
+   * Present exactly when the running counts have `snapshot`.
+   */
+  readonly resume?: (snapshot: RunningSnapshot) => RunningCount;
 }
+
+/** A running count's state as plain data: it survives a structured clone (`postMessage`). */
+export type RunningSnapshot = Readonly<Record<string, number>>;
 
 /** A count in progress (see `Estimator.running`). */
 export interface RunningCount {
@@ -38,4 +47,6 @@ export interface RunningCount {
   tokens(): number;
   /** An independent copy: what follows can be tried without losing this point. */
   fork(): RunningCount;
+  /** The count's state as plain data, for `Estimator.resume`. */
+  snapshot?(): RunningSnapshot;
 }

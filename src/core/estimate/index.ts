@@ -18,7 +18,7 @@ import { loadExactEstimator } from "./exact.js";
 import { openvikingEstimator } from "./openviking.js";
 
 export { countDefault, defaultEstimator } from "./default.js";
-export type { Estimator, RunningCount } from "./estimator.js";
+export type { Estimator, RunningCount, RunningSnapshot } from "./estimator.js";
 export { EXACT_MAX_UNITS_PER_TOKEN, type ExactEstimatorName, loadExactEstimator } from "./exact.js";
 export { countOpenviking, openvikingEstimator } from "./openviking.js";
 

@@ -8,9 +8,11 @@ import {
   fitItemCount,
   fitTextPrefix,
   type GrowingText,
+  type ItemCheckpoints,
   ItemPageCount,
   type ItemPageLayout,
   itemShare,
+  resumeItemCheckpoints,
   type TextPageLayout,
 } from "./fit.js";
 
@@ -105,6 +107,7 @@ function countingRunning(): { estimator: Estimator; added: () => number } {
     },
     tokens: () => inner.tokens(),
     fork: () => wrap(inner.fork()),
+    snapshot: () => inner.snapshot!(),
   });
   return {
     estimator: {
@@ -113,6 +116,7 @@ function countingRunning(): { estimator: Estimator; added: () => number } {
         throw new Error("a running fit counts no whole page");
       },
       running: () => wrap(defaultEstimator.running!()),
+      resume: (snapshot) => wrap(defaultEstimator.resume!(snapshot)),
     },
     added: () => added,
   };
@@ -251,7 +255,7 @@ describe("fitItemCount with a running count", () => {
     items: string[],
     budget: number,
     estimator: Estimator = defaultEstimator,
-    counted?: ItemPageCount,
+    counted?: ItemCheckpoints,
   ) => {
     const { layout, render } = layoutOfItems(items);
     const fitted = fitItemCount(
@@ -330,6 +334,12 @@ describe("fitItemCount with a running count", () => {
           for (const item of items.slice(0, collected)) counted.add(item);
           const withCount = fitItems(items, budget, defaultEstimator, counted).fitted;
           expect(withCount).toEqual(fitItems(items, budget).fitted);
+          // The same count taken in another thread: its snapshots survive a structured clone.
+          const resumed = resumeItemCheckpoints(
+            defaultEstimator.resume!,
+            structuredClone(counted.snapshots()!),
+          );
+          expect(fitItems(items, budget, defaultEstimator, resumed).fitted).toEqual(withCount);
         },
       ),
       { numRuns: 300 },
@@ -340,16 +350,22 @@ describe("fitItemCount with a running count", () => {
     const items = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ path: `a/f${i}.ts` }));
     const { layout } = layoutOfItems(items);
     for (const budget of [2000, 25_000]) {
-      const { estimator, added } = countingRunning();
-      const counted = new ItemPageCount(estimator.running!, layout.head, ",");
-      for (const item of items) counted.add(item);
-      const collected = added();
-      const { fitted, render } = fitItems(items, budget, estimator, counted);
-      expect(fitted.text).toBe(render(fitted.amount));
-      expect(fitted.tokens).toBe(countDefault(fitted.text));
-      expect(fitted.amount).toBeGreaterThan(budget / 20);
-      // Only what lies between checkpoints (16 items) and the tails closed are counted again.
-      expect(added() - collected).toBeLessThanOrEqual(40 * (items[0]!.length + 1) + 2000);
+      for (const where of ["here", "in another thread"]) {
+        const { estimator, added } = countingRunning();
+        const count = new ItemPageCount(estimator.running!, layout.head, ",");
+        for (const item of items) count.add(item);
+        const counted =
+          where === "here"
+            ? count
+            : resumeItemCheckpoints(estimator.resume!, structuredClone(count.snapshots()!));
+        const collected = added();
+        const { fitted, render } = fitItems(items, budget, estimator, counted);
+        expect(fitted.text).toBe(render(fitted.amount));
+        expect(fitted.tokens).toBe(countDefault(fitted.text));
+        expect(fitted.amount).toBeGreaterThan(budget / 20);
+        // Only what lies between checkpoints (16 items) and the tails closed are counted again.
+        expect(added() - collected).toBeLessThanOrEqual(40 * (items[0]!.length + 1) + 2000);
+      }
     }
   });
 });

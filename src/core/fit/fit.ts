@@ -19,7 +19,7 @@
  */
 
 import { PagewiseError } from "../errors.js";
-import type { Estimator, RunningCount } from "../estimate/estimator.js";
+import type { Estimator, RunningCount, RunningSnapshot } from "../estimate/estimator.js";
 
 export interface Fitted {
   /** How much content the page holds (code units for text, items for item pages). */
@@ -688,13 +688,26 @@ export function itemPageText(layout: ItemPageLayout, count: number): string {
 /** Items between two checkpoints of an ItemPageCount. */
 const ITEM_CHECKPOINT_EVERY = 16;
 
+/** Counts of a page's head and its first items, taken while the items were collected. */
+export interface ItemCheckpoints {
+  /** The last checkpoint after `from` items and at most `end` items, if any. */
+  checkpointWithin(from: number, end: number): { amount: number; count: RunningCount } | undefined;
+}
+
+/** Index of the last of `length` checkpoints after `from` items and at most `end`, or -1. */
+function lastCheckpoint(from: number, end: number, length: number): number {
+  const k = Math.min(Math.floor(end / ITEM_CHECKPOINT_EVERY), length - 1);
+  return k * ITEM_CHECKPOINT_EVERY > from ? k : -1;
+}
+
 /**
  * The running count of an item page's head and items, kept while a source collects the items (to
  * know when the page is full), with a checkpoint every ITEM_CHECKPOINT_EVERY items. Given to
  * `fitItemCount`, it saves counting the items a second time: the fit starts each group of items
- * from the nearest checkpoint. The items added must be the layout's, in order.
+ * from the nearest checkpoint. The items added must be the layout's, in order. Collected in another
+ * thread, its `snapshots` cross to the fitting one (`resumeItemCheckpoints`).
  */
-export class ItemPageCount {
+export class ItemPageCount implements ItemCheckpoints {
   readonly #count: RunningCount;
   readonly #separator: string;
   #items = 0;
@@ -720,12 +733,36 @@ export class ItemPageCount {
     return this.#count.tokens();
   }
 
-  /** The last checkpoint after `from` items and at most `end` items, if any. */
   checkpointWithin(from: number, end: number): { amount: number; count: RunningCount } | undefined {
-    const k = Math.min(Math.floor(end / ITEM_CHECKPOINT_EVERY), this.#checkpoints.length - 1);
-    const amount = k * ITEM_CHECKPOINT_EVERY;
-    return amount > from ? { amount, count: this.#checkpoints[k]! } : undefined;
+    const k = lastCheckpoint(from, end, this.#checkpoints.length);
+    return k < 0 ? undefined : { amount: k * ITEM_CHECKPOINT_EVERY, count: this.#checkpoints[k]! };
   }
+
+  /** The checkpoints as plain data; undefined when the estimator's counts have no snapshots. */
+  snapshots(): RunningSnapshot[] | undefined {
+    const snapshots: RunningSnapshot[] = [];
+    for (const checkpoint of this.#checkpoints) {
+      const snapshot = checkpoint.snapshot?.();
+      if (!snapshot) return undefined;
+      snapshots.push(snapshot);
+    }
+    return snapshots;
+  }
+}
+
+/** The checkpoints of an ItemPageCount from its `snapshots`, resumed with the same estimator. */
+export function resumeItemCheckpoints(
+  resume: (snapshot: RunningSnapshot) => RunningCount,
+  snapshots: readonly RunningSnapshot[],
+): ItemCheckpoints {
+  return {
+    checkpointWithin(from, end) {
+      const k = lastCheckpoint(from, end, snapshots.length);
+      return k < 0
+        ? undefined
+        : { amount: k * ITEM_CHECKPOINT_EVERY, count: resume(snapshots[k]!) };
+    },
+  };
 }
 
 /**
@@ -737,7 +774,7 @@ function fitItemsRunning(
   maxTokens: number,
   running: () => RunningCount,
   layout: ItemPageLayout,
-  counted: ItemPageCount | undefined,
+  counted: ItemCheckpoints | undefined,
 ): Fitted {
   const {
     start,
@@ -793,7 +830,7 @@ export function fitItemCount(
   render: (count: number) => string,
   itemCost?: (index: number) => number,
   layout?: ItemPageLayout,
-  counted?: ItemPageCount,
+  counted?: ItemCheckpoints,
 ): Fitted {
   if (layout && estimator.running) {
     return fitItemsRunning(available, maxTokens, estimator.running, layout, counted);

@@ -18,7 +18,13 @@
  */
 import { createHash } from "node:crypto";
 import { lstatSync, type Stats } from "node:fs";
-import { defaultEstimator, type Estimator, openvikingEstimator } from "../../core/index.js";
+import {
+  defaultEstimator,
+  type Estimator,
+  ItemPageCount,
+  openvikingEstimator,
+  type RunningSnapshot,
+} from "../../core/index.js";
 import { compileGlob } from "../pattern/index.js";
 import {
   compareCodePoints,
@@ -78,9 +84,15 @@ export interface ListJob {
   /**
    * With an estimator the worker can run (the page's own, or the one that picks its cut), the
    * items are counted here and collecting stops once they cannot all fit `maxTokens` — a bound
-   * much closer to the page than `maxPageChars`.
+   * much closer to the page than `maxPageChars`. With a running count they are counted in context,
+   * after the page's `head`, and the page is fitted from those counts (`ListResult.checkpoints`).
    */
-  readonly itemTokens?: { readonly estimator: ItemEstimatorName; readonly maxTokens: number };
+  readonly itemTokens?: {
+    readonly estimator: ItemEstimatorName;
+    readonly maxTokens: number;
+    /** The page's text before its first item. */
+    readonly head: string;
+  };
 }
 
 /** The estimators a job can count items with (pure functions, cheap to load in a worker). */
@@ -108,8 +120,9 @@ export interface ListedItem {
   readonly path: string;
   readonly json: string;
   /**
-   * With `itemTokens`: the tokens the item adds to a page (with the comma before it), its share
-   * by length of its run's count — fractional, for the fitter's prediction.
+   * With `itemTokens` and an estimator without a running count: the tokens the item adds to a
+   * page (with the comma before it), its share by length of its run's count — fractional, for
+   * the fitter's prediction.
    */
   tokens?: number;
 }
@@ -131,6 +144,11 @@ export interface ListResult {
   readonly listing?: ListingSummary;
   /** The walk's counts (of the whole listing when `listing` is present, else of this page's walk). */
   readonly stats: WalkStats;
+  /**
+   * With `itemTokens` and a running count: the count of the page's head and items as they were
+   * collected, every 16 items (`ItemPageCount#snapshots`), for the page's fit to start from.
+   */
+  readonly checkpoints?: RunningSnapshot[];
   /** Work done, for tests: directories read and entries lstat'ed. */
   readonly work: { readonly directoriesRead: number; readonly entriesStatted: number };
 }
@@ -163,13 +181,15 @@ export async function runListJob(job: ListJob, hooks: ListHooks = {}): Promise<L
 class Collector {
   readonly items: ListedItem[] = [];
   private chars = 0;
-  /** Tokens the counted runs of items add to a page at least (when the job counts items). */
+  /** Tokens the counted runs of items add to a page at least (when the job counts items in runs). */
   private tokens = 0;
   /** Items not yet counted (the current run). */
   private counted = 0;
   private readonly glob;
   private readonly limit: number;
   private readonly estimator: Estimator | undefined;
+  /** The count of the page's head and items, in context, when the estimator keeps one. */
+  private readonly pageCount: ItemPageCount | undefined;
   private readonly maxTokens: number;
 
   constructor(
@@ -178,8 +198,13 @@ class Collector {
   ) {
     this.glob = compileGlob(job.query.glob);
     this.limit = job.window.limit;
-    this.estimator = job.itemTokens && ITEM_ESTIMATORS[job.itemTokens.estimator];
-    this.maxTokens = job.itemTokens?.maxTokens ?? Number.POSITIVE_INFINITY;
+    const { itemTokens } = job;
+    this.estimator = itemTokens && ITEM_ESTIMATORS[itemTokens.estimator];
+    this.pageCount =
+      itemTokens && this.estimator?.running
+        ? new ItemPageCount(this.estimator.running, itemTokens.head, ",")
+        : undefined;
+    this.maxTokens = itemTokens?.maxTokens ?? Number.POSITIVE_INFINITY;
   }
 
   /** Whether the entry belongs to the listing (its `type` and `glob`). */
@@ -193,7 +218,7 @@ class Collector {
     return (
       this.items.length < this.limit &&
       this.chars <= this.job.maxPageChars &&
-      this.tokens <= this.maxTokens
+      (this.pageCount ? this.pageCount.tokens() : this.tokens) <= this.maxTokens
     );
   }
 
@@ -212,20 +237,22 @@ class Collector {
     const json = entryJson(entry.path, entry.type, st);
     this.chars += json.length;
     this.items.push({ path: entry.path, json });
-    if (this.items.length - this.counted >= ITEMS_PER_COUNT) this.countRun();
+    if (this.pageCount) this.pageCount.add(json);
+    else if (this.items.length - this.counted >= ITEMS_PER_COUNT) this.countRun();
     return true;
   }
 
-  /** The collected items, each with its share of tokens when the job counts items. */
-  finish(): ListedItem[] {
+  /** The collected items, and the counts of them the page's fit starts from. */
+  finish(): Pick<ListResult, "items" | "checkpoints"> {
     this.countRun();
-    return this.items;
+    const checkpoints = this.pageCount?.snapshots();
+    return checkpoints ? { items: this.items, checkpoints } : { items: this.items };
   }
 
   /** Counts the items not yet counted as one run, as the page shows them (joined by commas). */
   private countRun(): void {
     const { items, estimator } = this;
-    if (!estimator || this.counted === items.length) return;
+    if (!estimator || this.pageCount || this.counted === items.length) return;
     let text = "";
     for (let i = this.counted; i < items.length; i++) text += (i > 0 ? "," : "") + items[i]!.json;
     const tokens = estimator.count(text);
@@ -291,7 +318,7 @@ async function continuePage(
       return true;
     },
   );
-  return { items: collector.finish(), more, stats, work: collector.work };
+  return { ...collector.finish(), more, stats, work: collector.work };
 }
 
 /** A full walk: every entry counted and hashed, the window's entries collected and lstat'ed. */
@@ -335,10 +362,10 @@ async function fullWalk(job: ListJob, collector: Collector, hooks: ListHooks): P
   hash.update(text);
   const version = hash.digest().subarray(0, LIST_VERSION_BYTES).toString("base64url");
   const start = after !== undefined ? before : offset;
-  const items = collector.finish();
+  const page = collector.finish();
   return {
-    items,
-    more: start + items.length < total,
+    ...page,
+    more: start + page.items.length < total,
     listing: { total, version, start },
     stats,
     work: collector.work,

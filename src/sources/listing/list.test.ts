@@ -12,11 +12,14 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Roots } from "../../access/index.js";
+import { countDefault } from "../../core/estimate/index.js";
 import {
   CursorCodec,
   defaultEstimator,
+  type Estimator,
   ephemeralCursorKey,
   FileVersions,
+  type RunningCount,
   runSource,
 } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
@@ -265,9 +268,34 @@ describe("list continuations cost O(page)", () => {
   it("stat only the entries the budget can show when the limit is larger", async () => {
     const dir = path.join(base, "cost-16");
     const window = { kind: "after", after: "d00", limit: 1000, since: Date.now() + 3_600_000 };
+    const head = '{"uri":"file:///x","items":[';
     const next = await runListJob({
       ...filesJob(dir, window as ListJob["window"]),
-      itemTokens: { estimator: "default", maxTokens: 1000 },
+      itemTokens: { estimator: "default", maxTokens: 1000, head },
+    });
+    const page = (count: number) =>
+      head +
+      next.items
+        .slice(0, count)
+        .map((item) => item.json)
+        .join(",");
+    // Counted in context after the head: collecting stops at the first entry over the budget.
+    expect(countDefault(page(next.items.length))).toBeGreaterThan(1000);
+    expect(countDefault(page(next.items.length - 1))).toBeLessThanOrEqual(1000);
+    expect(next.work.entriesStatted).toBe(next.items.length);
+    expect(next.more).toBe(true);
+    // The count's checkpoints come back for the page's fit: after the head, then every 16 items.
+    expect(next.checkpoints).toHaveLength(Math.floor(next.items.length / 16) + 1);
+    const resumed = defaultEstimator.resume!(next.checkpoints![1]!);
+    expect(resumed.tokens()).toBe(countDefault(page(16)));
+  });
+
+  it("stat only what runs of counted entries can show with an estimator that keeps no count", async () => {
+    const dir = path.join(base, "cost-16");
+    const window = { kind: "after", after: "d00", limit: 1000, since: Date.now() + 3_600_000 };
+    const next = await runListJob({
+      ...filesJob(dir, window as ListJob["window"]),
+      itemTokens: { estimator: "openviking", maxTokens: 1000, head: "" },
     });
     const tokens = next.items.reduce((sum, item) => sum + item.tokens!, 0);
     const perItem = tokens / next.items.length;
@@ -275,7 +303,51 @@ describe("list continuations cost O(page)", () => {
     expect(tokens).toBeGreaterThan(1000);
     expect(next.items.length).toBeLessThanOrEqual(Math.ceil(1000 / perItem) + 16);
     expect(next.work.entriesStatted).toBe(next.items.length);
+    expect(next.checkpoints).toBeUndefined();
     expect(next.more).toBe(true);
+  });
+});
+
+describe("list page fitting", () => {
+  it("counts each entry once, in the walk: the fit counts again only tails and a group's rest", async () => {
+    const dir = path.join(base, "fit-once");
+    makeTree(dir, 8);
+    // The server's estimator, counting what its running counts are given here.
+    let added = 0;
+    const wrap = (inner: RunningCount): RunningCount => ({
+      add(text, from = 0, to = text.length) {
+        added += to - from;
+        inner.add(text, from, to);
+      },
+      tokens: () => inner.tokens(),
+      fork: () => wrap(inner.fork()),
+    });
+    const estimator: Estimator = {
+      ...defaultEstimator,
+      running: () => wrap(defaultEstimator.running!()),
+      resume: (snapshot) => wrap(defaultEstimator.resume!(snapshot)),
+    };
+    const run = { codec: ctx.codec, identity: ctx.caller.identity, context: { ...ctx, estimator } };
+    const call = async (maxTokens: number) => {
+      added = 0;
+      const text = await runSource(
+        source,
+        run,
+        { path: path.relative(base, dir), recursive: true, type: "file" },
+        undefined,
+        { limit: 1000, max_tokens: maxTokens },
+      );
+      return { text, items: (JSON.parse(text) as Page).items.length };
+    };
+    for (const maxTokens of [8000, 12_000]) {
+      const { text, items } = await call(maxTokens);
+      expect(countDefault(text)).toBeLessThanOrEqual(maxTokens);
+      expect(items).toBeGreaterThan(100);
+      expect(items).toBeLessThan(320);
+      // Tails of a few hundred characters, closed a few times, and the items past a checkpoint
+      // (fewer than 16) in each group tried: a fraction of the page, which the walk counted.
+      expect(added).toBeLessThan(Math.min(text.length / 3, 6000));
+    }
   });
 });
 

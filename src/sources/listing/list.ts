@@ -19,6 +19,7 @@ import {
   malformedCursor,
   type PageParam,
   type PageRequest,
+  resumeItemCheckpoints,
   type Source,
 } from "../../core/index.js";
 import { DEFAULT_LIST_LIMIT, DEFAULT_MAX_WALK_ENTRIES, MAX_LIST_LIMIT } from "../limits.js";
@@ -228,6 +229,7 @@ async function listPage(
   // Taken before the job is queued: no later than the walk's start, whatever the wait.
   const walkStarted = (options.now ?? Date.now)();
   const maxTokens = request.params.max_tokens!;
+  const head = pageHead(dir);
   const job: ListJob = {
     dir: dir.realPath,
     ancestors: ancestorsWithin(roots.dirs[dir.rootIndex]!, dir.realPath),
@@ -236,7 +238,7 @@ async function listPage(
     window,
     maxPageChars: maxTokens * ctx.estimator.maxUnitsPerToken,
     ...(isItemEstimator(ctx.estimator.name)
-      ? { itemTokens: { estimator: ctx.estimator.name, maxTokens } }
+      ? { itemTokens: { estimator: ctx.estimator.name, maxTokens, head } }
       : {}),
   };
   const result = await runListJobInWorker(job, {
@@ -260,7 +262,12 @@ async function listPage(
       after: lastPath,
       listing: { ...listing, offset: nextOffset },
     });
-  return renderListPage(request, dir, result, listing, window, cursorAfter);
+  return renderListPage(request, head, result, listing, window, cursorAfter);
+}
+
+/** A page's text before its first item. */
+function pageHead(dir: ListedDir): string {
+  return `{"uri":${JSON.stringify(`file://${encodeURI(dir.realPath)}`)},"items":[`;
 }
 
 function isItemEstimator(name: string): name is ItemEstimatorName {
@@ -270,7 +277,7 @@ function isItemEstimator(name: string): name is ItemEstimatorName {
 /** The page: as many of the collected entries as the budget holds, and the cursor after them. */
 function renderListPage(
   request: PageRequest<ListArgs, ListState, SourceContext>,
-  dir: ListedDir,
+  head: string,
   result: ListResult,
   listing: PageListing,
   window: ListWindow,
@@ -282,7 +289,6 @@ function renderListPage(
   const { items } = result;
   // The listing's `filtered` counts (carried by a cursor), this page's walk's `skipped`.
   const stats: WalkStats = { ...result.stats, ignored: listing.ignored, hidden: listing.hidden };
-  const head = `{"uri":${JSON.stringify(`file://${encodeURI(dir.realPath)}`)},"items":[`;
   const tailExtras =
     `,"version":${JSON.stringify(version)}` + request.loweredFields + walkReportMembers(stats);
   const tail = (count: number): string => {
@@ -300,7 +306,13 @@ function renderListPage(
   };
   const layout = { head, item: (i: number) => items[i]!.json, separator: ",", tail };
   const render = (count: number) => itemPageText(layout, count);
-  // Perf: each entry is counted once (a running count, or a running sum that predicts the cut).
+  // Perf: each entry is counted once: in the worker, in context, when its checkpoints came back
+  // (the same estimator counted them after the same head); else here, or a running sum of the
+  // worker's counts predicts the cut.
+  const counted =
+    result.checkpoints && estimator.resume
+      ? resumeItemCheckpoints(estimator.resume, result.checkpoints)
+      : undefined;
   const fitted = fitItemCount(
     items.length,
     maxTokens,
@@ -308,6 +320,7 @@ function renderListPage(
     render,
     (i) => items[i]!.tokens ?? estimator.count(items[i]!.json) + 1,
     layout,
+    counted,
   );
   if (fitted.amount === 0 && items.length > 0) {
     throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one entry");
