@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { countDefault, defaultEstimator } from "../estimate/default.js";
-import type { Estimator, RunningCount } from "../estimate/estimator.js";
+import type { Estimator } from "../estimate/estimator.js";
 import { countOpenviking, openvikingEstimator } from "../estimate/openviking.js";
+import { countingDefault } from "../estimate/test-support/counting.js";
 import {
   codePointFloor,
   fitItemCount,
@@ -99,27 +100,7 @@ function layoutOf(text: string): { layout: TextPageLayout; render: (units: numbe
 
 /** The default estimator, counting the characters its running counts are given. */
 function countingRunning(): { estimator: Estimator; added: () => number } {
-  let added = 0;
-  const wrap = (inner: RunningCount): RunningCount => ({
-    add(text, from = 0, to = text.length) {
-      added += to - from;
-      inner.add(text, from, to);
-    },
-    tokens: () => inner.tokens(),
-    fork: () => wrap(inner.fork()),
-    snapshot: () => inner.snapshot!(),
-  });
-  return {
-    estimator: {
-      ...defaultEstimator,
-      count: () => {
-        throw new Error("a running fit counts no whole page");
-      },
-      running: () => wrap(defaultEstimator.running!()),
-      resume: (snapshot) => wrap(defaultEstimator.resume!(snapshot)),
-    },
-    added: () => added,
-  };
+  return countingDefault({ wholeCounts: false });
 }
 
 describe("fitTextPrefix with a running count", () => {

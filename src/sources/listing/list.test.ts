@@ -13,13 +13,12 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Roots } from "../../access/index.js";
 import { countDefault } from "../../core/estimate/index.js";
+import { countingDefault } from "../../core/estimate/test-support/counting.js";
 import {
   CursorCodec,
   defaultEstimator,
-  type Estimator,
   ephemeralCursorKey,
   FileVersions,
-  type RunningCount,
   runSource,
 } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
@@ -313,23 +312,10 @@ describe("list page fitting", () => {
     const dir = path.join(base, "fit-once");
     makeTree(dir, 8);
     // The server's estimator, counting what its running counts are given here.
-    let added = 0;
-    const wrap = (inner: RunningCount): RunningCount => ({
-      add(text, from = 0, to = text.length) {
-        added += to - from;
-        inner.add(text, from, to);
-      },
-      tokens: () => inner.tokens(),
-      fork: () => wrap(inner.fork()),
-    });
-    const estimator: Estimator = {
-      ...defaultEstimator,
-      running: () => wrap(defaultEstimator.running!()),
-      resume: (snapshot) => wrap(defaultEstimator.resume!(snapshot)),
-    };
+    const { estimator, added } = countingDefault();
     const run = { codec: ctx.codec, identity: ctx.caller.identity, context: { ...ctx, estimator } };
     const call = async (maxTokens: number) => {
-      added = 0;
+      const before = added();
       const text = await runSource(
         source,
         run,
@@ -337,16 +323,16 @@ describe("list page fitting", () => {
         undefined,
         { limit: 1000, max_tokens: maxTokens },
       );
-      return { text, items: (JSON.parse(text) as Page).items.length };
+      return { text, items: (JSON.parse(text) as Page).items.length, counted: added() - before };
     };
     for (const maxTokens of [8000, 12_000]) {
-      const { text, items } = await call(maxTokens);
+      const { text, items, counted } = await call(maxTokens);
       expect(countDefault(text)).toBeLessThanOrEqual(maxTokens);
       expect(items).toBeGreaterThan(100);
       expect(items).toBeLessThan(320);
       // Tails of a few hundred characters, closed a few times, and the items past a checkpoint
       // (fewer than 16) in each group tried: a fraction of the page, which the walk counted.
-      expect(added).toBeLessThan(Math.min(text.length / 3, 6000));
+      expect(counted).toBeLessThan(Math.min(text.length / 3, 6000));
     }
   });
 });
