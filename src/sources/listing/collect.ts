@@ -101,6 +101,17 @@ const ITEM_ESTIMATORS: Record<ItemEstimatorName, Estimator> = {
   default: defaultEstimator,
   openviking: openvikingEstimator,
 };
+
+/**
+ * The name under which a job's worker counts as `estimator` does, if it can: one of its own
+ * estimators, by name, whose `count` is the same function (an estimator that only borrows a name
+ * does not get its pages counted by another).
+ */
+export function workerEstimatorFor(estimator: Estimator): ItemEstimatorName | undefined {
+  const name = estimator.name;
+  if (name !== "default" && name !== "openviking") return undefined;
+  return ITEM_ESTIMATORS[name].count === estimator.count ? name : undefined;
+}
 /**
  * Items counted together: the count of a run of items as the page shows them (joined by commas)
  * is within a token or two of what they add to the page, where items counted one by one are each

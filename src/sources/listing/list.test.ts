@@ -12,13 +12,15 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Roots } from "../../access/index.js";
-import { countDefault } from "../../core/estimate/index.js";
+import { countDefault, countOpenviking } from "../../core/estimate/index.js";
 import { countingDefault } from "../../core/estimate/test-support/counting.js";
 import {
   CursorCodec,
   defaultEstimator,
+  type Estimator,
   ephemeralCursorKey,
   FileVersions,
+  type RunningCount,
   runSource,
 } from "../../core/index.js";
 import type { SourceContext } from "../shared/context.js";
@@ -334,6 +336,42 @@ describe("list page fitting", () => {
       // (fewer than 16) in each group tried: a fraction of the page, which the walk counted.
       expect(counted).toBeLessThan(Math.min(text.length / 3, 6000));
     }
+  });
+
+  it("fits with the page's own estimator when it only borrows the name of the worker's", async () => {
+    const dir = path.join(base, "fit-once");
+    // Named "default", counting as openviking does, with running counts of its own kind.
+    const running = (units = 0): RunningCount => ({
+      add(text, from = 0, to = text.length) {
+        units += countOpenviking(text.slice(from, to)) * 4;
+      },
+      tokens: () => Math.ceil(units / 4),
+      fork: () => running(units),
+      snapshot: () => ({ units }),
+    });
+    const borrowed: Estimator = {
+      name: "default",
+      count: countOpenviking,
+      maxUnitsPerToken: 4,
+      running: () => running(),
+      resume: (snapshot) => running(snapshot.units),
+    };
+    const run = {
+      codec: ctx.codec,
+      identity: ctx.caller.identity,
+      context: { ...ctx, estimator: borrowed },
+    };
+    const text = await runSource(
+      source,
+      run,
+      { path: path.relative(base, dir), recursive: true, type: "file" },
+      undefined,
+      { limit: 1000, max_tokens: 3000 },
+    );
+    const page = JSON.parse(text) as Page;
+    expect(page.items.length).toBeGreaterThan(10);
+    expect(countOpenviking(text)).toBeLessThanOrEqual(3000);
+    expect(countOpenviking(text)).toBeGreaterThan(2800);
   });
 });
 

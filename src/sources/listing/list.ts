@@ -33,13 +33,13 @@ import {
 } from "../shared/file-ref.js";
 import { ancestorsWithin, type WalkStats, walkReportMembers } from "../walk/index.js";
 import {
-  type ItemEstimatorName,
   LIST_VERSION_BYTES,
   type ListJob,
   type ListQuery,
   type ListResult,
   type ListType,
   type ListWindow,
+  workerEstimatorFor,
 } from "./collect.js";
 import { runListJobInWorker } from "./pool.js";
 
@@ -230,6 +230,7 @@ async function listPage(
   const walkStarted = (options.now ?? Date.now)();
   const maxTokens = request.params.max_tokens!;
   const head = pageHead(dir);
+  const workerEstimator = workerEstimatorFor(ctx.estimator);
   const job: ListJob = {
     dir: dir.realPath,
     ancestors: ancestorsWithin(roots.dirs[dir.rootIndex]!, dir.realPath),
@@ -237,9 +238,7 @@ async function listPage(
     maxWalkEntries: options.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
     window,
     maxPageChars: maxTokens * ctx.estimator.maxUnitsPerToken,
-    ...(isItemEstimator(ctx.estimator.name)
-      ? { itemTokens: { estimator: ctx.estimator.name, maxTokens, head } }
-      : {}),
+    ...(workerEstimator ? { itemTokens: { estimator: workerEstimator, maxTokens, head } } : {}),
   };
   const result = await runListJobInWorker(job, {
     ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -268,10 +267,6 @@ async function listPage(
 /** A page's text before its first item. */
 function pageHead(dir: ListedDir): string {
   return `{"uri":${JSON.stringify(`file://${encodeURI(dir.realPath)}`)},"items":[`;
-}
-
-function isItemEstimator(name: string): name is ItemEstimatorName {
-  return name === "default" || name === "openviking";
 }
 
 /** The page: as many of the collected entries as the budget holds, and the cursor after them. */
