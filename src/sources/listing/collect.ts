@@ -108,14 +108,17 @@ const ITEM_ESTIMATORS: Record<ItemEstimatorName, Estimator> = {
  * does not get its pages counted by another).
  */
 export function workerEstimatorFor(estimator: Estimator): ItemEstimatorName | undefined {
-  const name = estimator.name;
-  if (name !== "default" && name !== "openviking") return undefined;
-  return ITEM_ESTIMATORS[name].count === estimator.count ? name : undefined;
+  const name = estimator.name as ItemEstimatorName;
+  return Object.hasOwn(ITEM_ESTIMATORS, name) && ITEM_ESTIMATORS[name].count === estimator.count
+    ? name
+    : undefined;
 }
+
 /**
- * Items counted together: the count of a run of items as the page shows them (joined by commas)
- * is within a token or two of what they add to the page, where items counted one by one are each
- * rounded up — a prediction that good lets the page's first whole count be its last.
+ * With an estimator that keeps no running count, items counted together: the count of a run of
+ * items as the page shows them (joined by commas) is within a token or two of what they add to the
+ * page, where items counted one by one are each rounded up — a prediction that good lets the
+ * page's first whole count be its last.
  */
 const ITEMS_PER_COUNT = 16;
 /**
