@@ -1,8 +1,8 @@
-import { fstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { fstatSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDescriptor } from "./descriptor.js";
+import { closesInPlace, descriptorCloses, openDescriptor } from "./descriptor.js";
 import { openFileConfined, Roots } from "./roots.js";
 
 let dir: string;
@@ -27,6 +27,33 @@ describe("Descriptor", () => {
     // Closing twice is one close.
     await file.close();
     expect(() => fstatSync(file.fd)).toThrow();
+  });
+
+  it.runIf(process.platform === "linux")(
+    "closes a file deleted while open in the thread pool, where freeing its blocks cannot stall",
+    async () => {
+      const linked = path.join(dir, "linked.txt");
+      const deleted = path.join(dir, "deleted.txt");
+      writeFileSync(linked, "x");
+      writeFileSync(deleted, "x");
+      const kept = await openDescriptor(linked, 0);
+      const gone = await openDescriptor(deleted, 0);
+      expect(kept.local).toBe(true);
+      unlinkSync(deleted);
+      const before = { ...descriptorCloses };
+      await kept.close();
+      expect(descriptorCloses).toEqual({ ...before, inPlace: before.inPlace + 1 });
+      await gone.close();
+      expect(descriptorCloses).toEqual({ inPlace: before.inPlace + 1, inPool: before.inPool + 1 });
+      expect(() => fstatSync(gone.fd)).toThrow();
+    },
+  );
+
+  it("closes on the serving thread only files still linked and not large", () => {
+    expect(closesInPlace({ nlink: 1, size: 1000 })).toBe(true);
+    expect(closesInPlace({ nlink: 2, size: 64 << 20 })).toBe(true);
+    expect(closesInPlace({ nlink: 0, size: 10 })).toBe(false);
+    expect(closesInPlace({ nlink: 1, size: (64 << 20) + 1 })).toBe(false);
   });
 
   it.runIf(process.platform === "linux")(

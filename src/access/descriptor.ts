@@ -9,10 +9,28 @@
  * What `FileHandle` did and a raw descriptor must do by hand: a close waits for the reads in
  * flight (the number could otherwise be reused by another open while a read is pending), and a
  * descriptor that is dropped without a close is closed when collected.
+ *
+ * A close can wait even on a local file system: closing the last descriptor of a file that was
+ * deleted meanwhile (a rotated log) frees its blocks inside `close` — 0.5 s for 4 GiB on ext4. So
+ * only a file still linked and at most CLOSE_IN_PLACE_MAX_BYTES is closed on the serving thread.
  */
 import { type BigIntStats, close, closeSync, fstat, fstatSync, open, read } from "node:fs";
 import type { OpenFile } from "../core/index.js";
 import { onLocalFileSystem } from "./local-fs.js";
+
+/**
+ * Largest file closed on the serving thread, in bytes: should it be deleted between the fstat that
+ * finds it linked and the close, freeing it costs at most a few milliseconds (4.6 ms for 64 MiB).
+ */
+const CLOSE_IN_PLACE_MAX_BYTES = 64 << 20;
+
+/** Closes made on the serving thread and in the thread pool (tests count them). */
+export const descriptorCloses = { inPlace: 0, inPool: 0 };
+
+/** Whether closing a descriptor whose file is now `st` cannot wait on freeing the file's blocks. */
+export function closesInPlace(st: { readonly nlink: number; readonly size: number }): boolean {
+  return st.nlink > 0 && st.size <= CLOSE_IN_PLACE_MAX_BYTES;
+}
 
 /** Closes descriptors whose owner was collected without closing them. */
 const unclosed = new FinalizationRegistry<number>((fd) => close(fd, () => undefined));
@@ -77,13 +95,23 @@ export class Descriptor implements OpenFile {
 
   #release(): Promise<void> {
     unclosed.unregister(this);
-    if (this.local) {
+    if (this.local && this.#closesInPlace()) {
+      descriptorCloses.inPlace++;
       closeSync(this.fd);
       return Promise.resolve();
     }
+    descriptorCloses.inPool++;
     return new Promise((resolve, reject) =>
       close(this.fd, (err) => (err ? reject(err) : resolve())),
     );
+  }
+
+  #closesInPlace(): boolean {
+    try {
+      return closesInPlace(fstatSync(this.fd));
+    } catch {
+      return false;
+    }
   }
 }
 
