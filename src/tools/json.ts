@@ -7,7 +7,7 @@ import { z } from "zod";
 import { loweredFields, resolvePageParams } from "../core/index.js";
 import { DEFAULT_JSON_LIMITS } from "../json/limits.js";
 import { DEFAULT_JSON_MAX_ITEMS, MAX_JSON_MAX_ITEMS } from "../sources/limits.js";
-import { budgetParam, loadSources, runTool, type ToolContext } from "./context.js";
+import { budgetParam, loadSource, runTool, type ToolContext } from "./context.js";
 import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -18,7 +18,7 @@ function budgetOf(requested: number | undefined, ctx: ToolContext) {
 }
 
 async function handlesOf(ctx: ToolContext) {
-  const { handlesFor } = await loadSources();
+  const { handlesFor } = await loadSource.json();
   return handlesFor(ctx.settings, {
     ttlMs: ctx.settings.jsonHandleTtlMs,
     maxHandles: ctx.settings.maxJsonHandles,
@@ -58,7 +58,7 @@ export const jsonOpenTool: ToolDefinition<typeof jsonOpenInput> = {
   description: `Detect a JSON, JSONL or JSON-seq file's format and validate it strictly (probe: the first ${PROBE_TEXT}; full: all). Returns JSON {file_id, uri, requested_format, detected_format, detection?, validation:{mode, complete, bytes_examined, records_examined?}, source:{size, modified_time}, version}. Pass file_id to json_read (or skip json_open and give json_read a path). Errors: FORMAT_MISMATCH (with retry), SYNTAX_ERROR / UNSUPPORTED_SYNTAX with location, RESOURCE_LIMIT_EXCEEDED. ${BUDGET_NOTE}`,
   input: jsonOpenInput,
   async run(args, ctx: ToolContext) {
-    const { jsonOpen } = await loadSources();
+    const { jsonOpen } = await loadSource.json();
     return jsonOpen(ctx, {
       path: args.path,
       ...(args.format !== undefined ? { format: args.format } : {}),
@@ -102,7 +102,7 @@ export const jsonReadTool: ToolDefinition<typeof jsonReadInput> = {
   description: `Run a JSONPath or JSON Pointer query over a JSON, JSONL or JSON-seq file (JSONL/JSON-seq: one array of records), streaming. Takes exactly one of {cursor}, {file_id, language, query}, {path, language, query, format?}. Returns JSON {file_id?, language, query, items:[{path, value}], complete, next_cursor, stats:{returned, skipped}}: path is the match's JSON Pointer, value its JSON exactly as in the file (numbers and escapes as spelled). A value too large for a page comes as {path, value_truncated: true, value_cursor}: pass value_cursor to the read tool. Continue with next_cursor (resumes where the page ended; CONTENT_CHANGED if the file changed). ${BUDGET_NOTE}`,
   input: jsonReadInput,
   async run(args, ctx: ToolContext) {
-    const { createJsonReadSource } = await loadSources();
+    const { createJsonReadSource } = await loadSource.json();
     return runTool(
       createJsonReadSource({
         maxTokens: budgetParam(ctx.settings),
@@ -136,7 +136,7 @@ export const jsonCloseTool: ToolDefinition<typeof jsonCloseInput> = {
   description: `Close a file_id from json_open. Returns {file_id, closed}; closed is false when it was not open (already closed or expired). Cursors do not need the handle. ${BUDGET_NOTE}`,
   input: jsonCloseInput,
   async run(args, ctx: ToolContext) {
-    const { jsonClose } = await loadSources();
+    const { jsonClose } = await loadSource.json();
     return jsonClose(ctx, {
       fileId: args.file_id,
       ...budgetOf(args.max_tokens, ctx),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_LIST_LIMIT, DEFAULT_MAX_WALK_ENTRIES, MAX_LIST_LIMIT } from "../sources/limits.js";
-import { budgetParam, loadSources, runTool, type ToolContext } from "./context.js";
+import { budgetParam, loadSource, runTool, type ToolContext } from "./context.js";
 import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -54,7 +54,7 @@ export const listTool: ToolDefinition<typeof listInput> = {
   description: `List a directory (recursive optional) in pages that fit the token budget. Returns JSON {uri, items:[{path,type,size,mtime}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor, version}. Items are ordered by path (code-point order); path is relative to the listed directory. Continue with next_cursor (stays correct while files are added or deleted) or next_offset. Hidden and .gitignore'd entries are left out by default; symlinks are listed (type "symlink"), never followed. ${BUDGET_NOTE}`,
   input: listInput,
   async run(args, ctx: ToolContext) {
-    const { createListSource } = await loadSources();
+    const { createListSource } = await loadSource.listing();
     const source = createListSource({
       maxTokens: budgetParam(ctx.settings),
       maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,

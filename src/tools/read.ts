@@ -5,7 +5,7 @@ import {
   DEFAULT_MAX_TOKENS_CAP,
   PagewiseError,
 } from "../core/index.js";
-import { budgetParam, loadSources, runTool, type ToolContext } from "./context.js";
+import { budgetParam, loadSource, runTool, type ToolContext } from "./context.js";
 import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -56,7 +56,7 @@ export const readTool: ToolDefinition<typeof readInput> = {
           },
         );
       }
-      const { readLines } = await loadSources();
+      const { readLines } = await loadSource.text();
       return readLines(ctx, {
         path: args.path,
         offset: args.offset,
@@ -64,7 +64,7 @@ export const readTool: ToolDefinition<typeof readInput> = {
         maxReadTokens: ctx.settings.maxReadTokens,
       });
     }
-    const { createReadSource } = await loadSources();
+    const { createReadSource } = await loadSource.text();
     return runTool(
       createReadSource(budgetParam(ctx.settings)),
       ctx,

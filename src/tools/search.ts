@@ -6,7 +6,7 @@ import {
   MAX_CONTEXT_LINES,
   MAX_SEARCH_LIMIT,
 } from "../sources/limits.js";
-import { budgetParam, loadSources, runTool, type ToolContext } from "./context.js";
+import { budgetParam, loadSource, runTool, type ToolContext } from "./context.js";
 import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -80,7 +80,7 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
   description: `Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts; count: at_least or none answers sooner with a lower bound or no total); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line. ${BUDGET_NOTE}`,
   input: searchInput,
   async run(args, ctx: ToolContext) {
-    const { createSearchSource } = await loadSources();
+    const { createSearchSource } = await loadSource.search();
     const source = createSearchSource({
       maxTokens: budgetParam(ctx.settings),
       maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,

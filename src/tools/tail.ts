@@ -5,7 +5,7 @@ import {
   TAIL_DEFAULT_MAX_CHARS_PER_ITEM,
   TAIL_MAX_LIMIT,
 } from "../sources/limits.js";
-import { budgetParam, loadSources, runTool, type ToolContext } from "./context.js";
+import { budgetParam, loadSource, runTool, type ToolContext } from "./context.js";
 import { BUDGET_NOTE, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
@@ -63,7 +63,7 @@ export const tailTool: ToolDefinition<typeof tailInput> = {
       throw new PagewiseError("INVALID_ARGUMENT", "Pass either before or after, not both.");
     }
     const cursor = args.before ?? args.after;
-    const { createTailSource } = await loadSources();
+    const { createTailSource } = await loadSource.tail();
     return runTool(
       createTailSource(budgetParam(ctx.settings)),
       ctx,
