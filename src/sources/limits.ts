@@ -80,6 +80,13 @@ export const LIST_STALL_MS = 30_000;
 export const MAX_LIVE_WORKERS = Math.max(2, Math.min(os.availableParallelism(), 4));
 /** Young generation of a worker thread, in MiB: V8's default is several times larger. */
 export const WORKER_YOUNG_GENERATION_MB = 4;
+/**
+ * Heap a worker thread may hold, in MiB. A walk through a directory of `max_walk_entries` names, or
+ * a search holding its longest line, fits well within it; past it the call ends with
+ * RESOURCE_LIMIT_EXCEEDED instead of growing the process (V8's default is the process's own limit,
+ * per thread).
+ */
+export const WORKER_HEAP_MB = 1024;
 /** Most threads one search scan is sharded over. */
 export const MAX_SCAN_SHARDS = 4;
 /** A search window reaching past this many matches runs in one thread (shards keep it whole). */

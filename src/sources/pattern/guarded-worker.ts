@@ -16,6 +16,7 @@ import { type ErrorCode, PagewiseError } from "../../core/index.js";
 import {
   DEFAULT_SEARCH_STALL_MS,
   MAX_LIVE_WORKERS,
+  WORKER_HEAP_MB,
   WORKER_YOUNG_GENERATION_MB,
 } from "../limits.js";
 
@@ -90,12 +91,22 @@ export class Slots {
  */
 const liveThreads = new Slots(MAX_LIVE_WORKERS);
 
+/** A job's worker ran out of its heap (WORKER_HEAP_MB). */
+export function outOfWorkerMemory(heapMb: number): PagewiseError {
+  return new PagewiseError(
+    "RESOURCE_LIMIT_EXCEEDED",
+    `The call needed more than ${heapMb} MiB of memory and was stopped (a directory with millions of entries, or lines of tens of MiB). List or search a smaller part of the tree.`,
+    { limit: { name: "worker_heap_mb", limit: heapMb, value: heapMb } },
+  );
+}
+
 export class GuardedWorkers {
   private readonly idle: Worker[] = [];
   constructor(
     private readonly url: URL,
     private readonly maxIdle: number,
     private readonly slots: Slots = liveThreads,
+    private readonly heapMb: number = WORKER_HEAP_MB,
   ) {}
 
   run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
@@ -118,7 +129,10 @@ export class GuardedWorkers {
       // Perf: a small young generation keeps each thread's resident memory low (scans allocate
       // short-lived strings per chunk; the old generation stays unbounded, so no scan is refused).
       new Worker(this.url, {
-        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+        resourceLimits: {
+          maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+          maxOldGenerationSizeMb: this.heapMb,
+        },
       });
     worker.ref();
     const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
@@ -157,6 +171,10 @@ export class GuardedWorkers {
       const onError = (err: Error) => {
         cleanup();
         void worker.terminate();
+        if ((err as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY") {
+          reject(outOfWorkerMemory(this.heapMb));
+          return;
+        }
         reject(new PagewiseError("INTERNAL_ERROR", `Internal error in a worker: ${err.message}`));
       };
       const onExit = () => {
