@@ -191,6 +191,23 @@ describe("walk", () => {
     ]);
   });
 
+  it("reads a directory larger than what the walk may still read only up to the limit", async () => {
+    const dir = path.join(base, "wide");
+    mkdirSync(dir);
+    for (let i = 0; i < 3000; i++) writeFileSync(path.join(dir, `f${i}`), "");
+    // Given up one entry past the limit, not after reading all 3,000 names.
+    await expect(collect(dir, { ...OPTIONS, maxEntries: 100 })).rejects.toMatchObject({
+      code: "RESOURCE_LIMIT_EXCEEDED",
+      details: { limit: { name: "max_walk_entries", limit: 100, value: 101 } },
+    });
+    // Read in batches when its size allows more entries than the limit, it is listed whole.
+    const all = await collect(dir, { ...OPTIONS, maxEntries: 3000 });
+    expect(all.length).toBe(3000);
+    expect(all.map((e) => e.path)).toEqual(
+      Array.from({ length: 3000 }, (_, i) => `f${i}`).sort(compareCodePoints),
+    );
+  });
+
   it("fails with RESOURCE_LIMIT_EXCEEDED beyond maxEntries", async () => {
     const dir = path.join(base, "limit");
     materialize(dir, { a: null, b: null, c: { d: null } });

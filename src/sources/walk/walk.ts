@@ -207,46 +207,112 @@ function isWithin(dir: string, real: string): boolean {
   return real === dir || real.startsWith(dir === "/" ? "/" : `${dir}/`);
 }
 
-/** A directory opened for reading: its descriptor (closed by the caller) and its entries. */
-interface OpenedDirectory {
+/** A directory opened through confinement: its descriptor (closed by the caller). */
+interface ConfinedDirectory {
   readonly fd: number;
-  readonly dirents: nodeFs.Dirent[];
   /** Where the directory's own files are opened: through the descriptor where possible. */
   readonly base: string;
 }
 
+/** A directory opened for reading: its descriptor, its fstat and its entries. */
+interface OpenedDirectory extends ConfinedDirectory {
+  readonly stats: nodeFs.Stats;
+  readonly dirents: nodeFs.Dirent[];
+}
+
+/** What `openDirectory` returns for a directory with more entries than the walk may still read. */
+const TOO_MANY_ENTRIES = "too many entries";
+
 /**
- * Opens `abs` as a directory without following a symlink in its last component, checks that the
- * descriptor's real path satisfies `accept` (a swap of an intermediate component for a symlink
- * lands elsewhere and is refused), and reads the entries of the directory the descriptor refers
- * to, so what is listed is what was checked. Returns an errno code on failure, "outside" when
- * refused. Without /proc the entries are read by path (the walk still never follows symlinks).
+ * Bytes a directory's size grows by per entry, at least: 12 on ext4, 8 or more on xfs, 20 on
+ * tmpfs, twice the name on btrfs. A directory whose size allows no more entries than the walk may
+ * still read is read whole; any other (or one whose size says nothing) in batches, given up at the
+ * limit: readdir builds every entry at once, natively and then as objects (about 300 bytes each),
+ * and a directory of ten million names must not land in memory to be refused.
+ */
+const MIN_DIRECTORY_BYTES_PER_ENTRY = 2;
+/** Entries read per system call from a directory read in batches. */
+const DIRECTORY_BATCH_ENTRIES = 1024;
+
+function errnoCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? "EIO";
+}
+
+/**
+ * Opens `abs` as a directory without following a symlink in its last component and checks that
+ * the descriptor's real path satisfies `accept` (a swap of an intermediate component for a symlink
+ * lands elsewhere and is refused). Returns an errno code on failure, "outside" when refused.
+ * Without /proc, `base` is the path (the walk still never follows symlinks).
+ */
+function openConfined(
+  fs: WalkFs,
+  abs: string,
+  accept: (real: string) => boolean,
+): ConfinedDirectory | string {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, DIR_FLAGS);
+  } catch (err) {
+    return errnoCode(err);
+  }
+  if (!PROC_FD) return { fd, base: abs };
+  const base = `${PROC_FD}/${fd}`;
+  let inside: boolean;
+  try {
+    inside = accept(nodeFs.readlinkSync(base));
+  } catch (err) {
+    nodeFs.closeSync(fd);
+    return errnoCode(err);
+  }
+  if (inside) return { fd, base };
+  nodeFs.closeSync(fd);
+  return "outside";
+}
+
+/**
+ * `openConfined`, then the entries of the directory the descriptor refers to (what is listed is
+ * what was checked), at most `budget` of them: TOO_MANY_ENTRIES past it.
  */
 function openDirectory(
   fs: WalkFs,
   abs: string,
   accept: (real: string) => boolean,
+  budget: number,
 ): OpenedDirectory | string {
-  let fd: number;
+  const opened = openConfined(fs, abs, accept);
+  if (typeof opened === "string") return opened;
   try {
-    fd = fs.openSync(abs, DIR_FLAGS);
+    const stats = nodeFs.fstatSync(opened.fd);
+    const dirents = readEntries(opened.base, stats, budget);
+    if (dirents) return { fd: opened.fd, base: opened.base, stats, dirents };
+    nodeFs.closeSync(opened.fd);
+    return TOO_MANY_ENTRIES;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? "EIO";
+    nodeFs.closeSync(opened.fd);
+    return errnoCode(err);
   }
+}
+
+/** The entries of the directory at `base` (fstat `stats`), or undefined past `budget` of them. */
+function readEntries(
+  base: string,
+  stats: nodeFs.Stats,
+  budget: number,
+): nodeFs.Dirent[] | undefined {
+  if (stats.size > 0 && stats.size / MIN_DIRECTORY_BYTES_PER_ENTRY <= budget) {
+    return nodeFs.readdirSync(base, { withFileTypes: true });
+  }
+  const dir = nodeFs.opendirSync(base, { bufferSize: DIRECTORY_BATCH_ENTRIES });
+  const dirents: nodeFs.Dirent[] = [];
   try {
-    if (!PROC_FD) {
-      return { fd, dirents: nodeFs.readdirSync(abs, { withFileTypes: true }), base: abs };
+    for (let d = dir.readSync(); d !== null; d = dir.readSync()) {
+      if (dirents.length === budget) return undefined;
+      dirents.push(d);
     }
-    const base = `${PROC_FD}/${fd}`;
-    if (!accept(nodeFs.readlinkSync(base))) {
-      nodeFs.closeSync(fd);
-      return "outside";
-    }
-    return { fd, dirents: nodeFs.readdirSync(base, { withFileTypes: true }), base };
-  } catch (err) {
-    nodeFs.closeSync(fd);
-    return (err as NodeJS.ErrnoException).code ?? "EIO";
+  } finally {
+    dir.closeSync();
   }
+  return dirents;
 }
 
 /**
@@ -338,10 +404,10 @@ class Walker {
   async loadAncestors(ancestors: readonly string[]): Promise<void> {
     const { dir } = this;
     for (const ancestor of ancestors) {
-      const opened = openDirectory(this.fs, ancestor, (real) => real === ancestor);
+      // Not read: its `.gitignore` is opened directly (a missing one is no rule).
+      const opened = openConfined(this.fs, ancestor, (real) => real === ancestor);
       if (typeof opened === "string") continue;
       try {
-        if (!opened.dirents.some((d) => d.name === ".gitignore")) continue;
         const shown = toSlashes(path.relative(dir, path.join(ancestor, ".gitignore")));
         const rules = await this.loadRules(opened.base, shown);
         const rel = toSlashes(path.relative(ancestor, dir));
@@ -367,7 +433,10 @@ class Walker {
   /** Opens and filters one directory; its descriptor stays open in the frame while there is room. */
   private async open(abs: string, rel: string): Promise<Frame | undefined> {
     this.options.onDirectory?.(abs);
-    const opened = openDirectory(this.fs, abs, (real) => isWithin(this.dir, real));
+    const { maxEntries } = this.options;
+    const budget = maxEntries - this.stats.entriesRead;
+    const opened = openDirectory(this.fs, abs, (real) => isWithin(this.dir, real), budget);
+    if (opened === TOO_MANY_ENTRIES) throw walkLimitExceeded(maxEntries, maxEntries + 1);
     if (typeof opened === "string") {
       // Gone, replaced by a non-directory or a symlink, or moved outside: skipped like a vanished entry.
       if (["ENOENT", "ENOTDIR", "ELOOP", "outside"].includes(opened)) return undefined;
@@ -377,7 +446,7 @@ class Walker {
     }
     let frame: Frame | undefined;
     try {
-      this.options.onDirectoryRead?.(rel.slice(0, -1), nodeFs.fstatSync(opened.fd));
+      this.options.onDirectoryRead?.(rel.slice(0, -1), opened.stats);
       frame = await this.filterEntries(opened, abs, rel);
     } finally {
       if (frame === undefined || !PROC_FD || this.openFds >= MAX_OPEN_WALK_DIRECTORIES) {
