@@ -3,7 +3,8 @@
  * The directory walker shared by `list` and `search`: a depth-first walk that emits entries in
  * code-point order of their relative paths, honours hidden files and nested `.gitignore` files
  * like git, never follows symbolic links, and holds only the pending entries of the directories on
- * the current path (memory O(depth × width), not O(tree)).
+ * the current path (memory O(depth × width), not O(tree)); all of them together never more than
+ * `maxEntries`, which a directory wider than that is refused at, one entry past it.
  *
  * Ordering: in one directory, an entry `x` sorts at key `x` and, when it is a directory walked
  * recursively, its subtree sorts at key `x/`. Every path in the subtree starts with `x/` and no
