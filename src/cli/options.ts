@@ -94,6 +94,7 @@ const JSON_LIMIT_HELP: Record<string, string> = {
   "json-max-query-threads": "partial matches alive at once",
   "json-max-regex-states": "size of a compiled match()/search() regex",
   "json-max-regex-input-chars": "characters of one string match()/search() tests",
+  "json-max-regex-steps": "work of one match()/search() test: regex states × string length",
   "json-probe-bytes": 'bytes json_open validates with validation "probe"',
 };
 

@@ -53,6 +53,7 @@ export const JSON_LIMIT_FLAGS: Readonly<Record<string, keyof JsonLimits>> = {
   "json-max-query-threads": "maxQueryThreads",
   "json-max-regex-states": "maxRegexStates",
   "json-max-regex-input-chars": "maxRegexInputChars",
+  "json-max-regex-steps": "maxRegexSteps",
   "json-probe-bytes": "probeBytes",
 };
 

@@ -41,6 +41,8 @@ export interface EvalContext {
   limits: JsonLimits;
   /** Nodelists of absolute queries (`$…`) inside filters, computed beforehand. */
   absolute?: Map<FilterQuery, Value[]>;
+  /** Steps of the `match()`/`search()` tests run so far (the query's driver yields by them). */
+  regexSteps?: number;
 }
 
 // --- projection -------------------------------------------------------------------------------
@@ -297,7 +299,10 @@ function evalCall(
           runtimeRegexCache.set(key, re);
         }
       }
-      return re ? re.test(s) : false;
+      if (!re) return false;
+      const found = re.test(s);
+      ctx.regexSteps = (ctx.regexSteps ?? 0) + re.steps;
+      return found;
     }
   }
 }

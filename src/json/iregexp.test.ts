@@ -137,3 +137,30 @@ describe("I-Regexp", () => {
     expect(full(p)).toBeNull();
   });
 });
+
+describe("I-Regexp work bound", () => {
+  test("refuses a test whose states times length exceed max_regex_steps, before running it", () => {
+    const limits = { ...DEFAULT_JSON_LIMITS, maxRegexSteps: 100_000 };
+    const re = compileIRegexp("a{0,400}b", false, limits)!;
+    expect(re.states).toBeGreaterThan(400);
+    // Within the bound: run, and counted.
+    expect(re.test("a".repeat(100))).toBe(false);
+    expect(re.steps).toBeGreaterThan(0);
+    // Run, this test would take over a million steps.
+    const long = "a".repeat(2000);
+    let thrown: unknown;
+    try {
+      re.test(long);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(PagewiseError);
+    expect((thrown as PagewiseError).code).toBe("RESOURCE_LIMIT_EXCEEDED");
+    expect((thrown as PagewiseError).details.limit).toMatchObject({
+      name: "max_regex_steps",
+      limit: 100_000,
+    });
+    // Refused before it ran: no step of it was taken (the count is still the last test's).
+    expect(re.steps).toBeLessThan(100_000);
+  });
+});

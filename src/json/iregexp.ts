@@ -64,7 +64,7 @@ export function compileIRegexp(
   const prog = new Program(limits.maxRegexStates, pattern);
   const start = prog.compile(ast);
   prog.patch(start.outs, prog.emit(OP_MATCH, null, -1, -1));
-  return new NfaMatcher(prog, start.entry, whole, limits.maxRegexInputChars);
+  return new NfaMatcher(prog, start.entry, whole, limits);
 }
 
 const INVALID = Symbol("invalid I-Regexp");
@@ -467,15 +467,17 @@ class NfaMatcher implements IRegexp {
   readonly #start: number;
   readonly #whole: boolean;
   readonly #maxInput: number;
+  readonly #maxSteps: number;
   #mark: Uint32Array;
   #gen = 0;
   steps = 0;
 
-  constructor(p: Program, start: number, whole: boolean, maxInput: number) {
+  constructor(p: Program, start: number, whole: boolean, limits: JsonLimits) {
     this.#p = p;
     this.#start = start;
     this.#whole = whole;
-    this.#maxInput = maxInput;
+    this.#maxInput = limits.maxRegexInputChars;
+    this.#maxSteps = limits.maxRegexSteps;
     this.#mark = new Uint32Array(p.op.length);
   }
 
@@ -491,6 +493,19 @@ class NfaMatcher implements IRegexp {
         {
           limit: { name: "max_regex_input_chars", limit: this.#maxInput, value: input.length },
           hint: "Narrow the query so the regular expression is applied to shorter strings.",
+        },
+      );
+    }
+    // The simulation visits each state at most once per position: bounded before it runs, a test
+    // cannot hold the thread that serves requests however hostile the pattern and the string.
+    const bound = (input.length + 1) * this.states;
+    if (bound > this.#maxSteps) {
+      throw new PagewiseError(
+        "RESOURCE_LIMIT_EXCEEDED",
+        `A match()/search() test is too large: its regex of ${this.states} states over a string of ${input.length} characters exceeds max_regex_steps (${this.#maxSteps}).`,
+        {
+          limit: { name: "max_regex_steps", limit: this.#maxSteps, value: bound },
+          hint: "Use a smaller regular expression, or apply it to shorter strings.",
         },
       );
     }

@@ -31,6 +31,12 @@ export interface JsonLimits {
   /** `max_regex_input_chars`: code points of one string tested by `match()`/`search()`. Default 100,000. */
   maxRegexInputChars: number;
   /**
+   * `max_regex_steps`: work of one `match()`/`search()` test, bounded before it runs by the
+   * automaton's states times the string's length (plus one). Default 2,000,000: a few tens of
+   * milliseconds, however hostile the pattern and the string.
+   */
+  maxRegexSteps: number;
+  /**
    * `max_query_nesting`: filters, parentheses and function calls nested inside one another in a
    * JSONPath query (`$[?@[?@…]]`, `((…))`, `length(value(…))`). Default 64.
    */
@@ -52,6 +58,7 @@ export const DEFAULT_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
   maxQueryThreads: 100_000,
   maxRegexStates: 10_000,
   maxRegexInputChars: 100_000,
+  maxRegexSteps: 2_000_000,
   maxQueryNesting: 64,
   maxRegexNesting: 64,
   probeBytes: 4 * 1024 * 1024,
@@ -59,6 +66,13 @@ export const DEFAULT_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
 
 /** Bytes read per positional read of a file. */
 export const READ_CHUNK_BYTES = 64 * 1024;
+/**
+ * Bytes fed to the tokenizer at once by a query that calls `match()` or `search()`: between two
+ * slices the driver can give the event loop a turn, and one slice holds few strings to test.
+ */
+export const REGEX_FEED_SLICE_BYTES = 256;
+/** Steps of `match()`/`search()` tests after which a query gives the event loop a turn. */
+export const REGEX_YIELD_STEPS = 1_000_000;
 
 /** The defaults overridden by `partial`; every value must be a positive integer. */
 export function resolveLimits(partial?: Partial<JsonLimits>): JsonLimits {

@@ -10,7 +10,13 @@ import { type LookaheadRequest, QueryEvaluator } from "./evaluator.js";
 import { absoluteQueriesOf, type EvalContext, type Value } from "./filter-eval.js";
 import type { FilterQuery, Segment, Selector } from "./jsonpath-ast.js";
 import { parseJsonPath } from "./jsonpath-parser.js";
-import { type JsonLimits, READ_CHUNK_BYTES, resolveLimits } from "./limits.js";
+import {
+  type JsonLimits,
+  READ_CHUNK_BYTES,
+  REGEX_FEED_SLICE_BYTES,
+  REGEX_YIELD_STEPS,
+  resolveLimits,
+} from "./limits.js";
 import { compilePointer } from "./pointer.js";
 import type { ByteReader } from "./reader.js";
 import type { ResumeState } from "./resume.js";
@@ -181,8 +187,13 @@ export async function* runQueryBatches(
   const lim = resolveLimits(limits);
   const started = await startQuery(reader, format, compiled, resume, lim, signal);
   if (!started) return;
-  const { ev, tok, startOffset } = started;
+  const { ev, tok, ctx, startOffset } = started;
   let pos = startOffset;
+  // A query that tests regular expressions is fed in small slices, and gives the event loop a
+  // turn whenever its tests have taken REGEX_YIELD_STEPS: however many strings a chunk holds, the
+  // thread that serves requests is held for a bounded time.
+  const sliceBytes = callsRegex(compiled) ? REGEX_FEED_SLICE_BYTES : feedSliceBytes;
+  let stepsAtYield = 0;
   const released = releasedMatches(ev, resume?.skip ?? 0);
   const size = reader.size;
   try {
@@ -195,8 +206,13 @@ export async function* runQueryBatches(
       // matches pile up behind it, and so that a consumer that stops (a full page) has the
       // tokenizer go at most one slice past its last match; the tokenizer does not care where
       // chunks are cut.
-      for (let at = 0; at < chunk.length; at += feedSliceBytes) {
-        tok.feed(chunk.subarray(at, at + feedSliceBytes));
+      for (let at = 0; at < chunk.length; at += sliceBytes) {
+        tok.feed(chunk.subarray(at, at + sliceBytes));
+        if ((ctx.regexSteps ?? 0) - stepsAtYield >= REGEX_YIELD_STEPS) {
+          stepsAtYield = ctx.regexSteps ?? 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (signal?.aborted) throw cancelled();
+        }
         while (ev.lookahead) {
           ev.resolveLookahead(await scanForMember(reader, format, lim, ev.lookahead, signal));
         }
@@ -218,6 +234,11 @@ export async function* runQueryBatches(
   if (rest) yield rest;
 }
 
+/** Whether the query calls `match()` or `search()` (RFC 9535: no space before the parenthesis). */
+function callsRegex(compiled: CompiledQuery): boolean {
+  return compiled.language === "jsonpath" && /(?:match|search)\(/.test(compiled.query);
+}
+
 /**
  * The evaluator and tokenizer of a query, positioned at the start or at `resume`; undefined when
  * the resume point is past the last record of a JSONL / JSON-seq source (nothing follows).
@@ -229,7 +250,9 @@ async function startQuery(
   resume: ResumeState | undefined,
   lim: JsonLimits,
   signal: AbortSignal | undefined,
-): Promise<{ ev: QueryEvaluator; tok: Tokenizer; startOffset: number } | undefined> {
+): Promise<
+  { ev: QueryEvaluator; tok: Tokenizer; ctx: EvalContext; startOffset: number } | undefined
+> {
   if (compiled.segments.length === 0 && format !== "json") {
     throw new PagewiseError(
       "UNSUPPORTED_QUERY_FEATURE",
@@ -253,7 +276,7 @@ async function startQuery(
     tok.resumeAfterValue(startOffset, levelsOf(format, state));
     ev.resumeFrom(state);
   } else tok.start();
-  return { ev, tok, startOffset };
+  return { ev, tok, ctx, startOffset };
 }
 
 /** Takes the matches the evaluator released since the last call, less the first `skip` overall. */
