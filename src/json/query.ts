@@ -264,7 +264,7 @@ async function startQuery(
   }
   const ctx: EvalContext = { limits: lim };
   if (compiled.absolute.length > 0)
-    ctx.absolute = await evaluateAbsolute(reader, format, compiled.absolute, lim, signal);
+    ctx.absolute = await evaluateAbsolute(reader, format, compiled, lim, signal);
   const ev = new QueryEvaluator(compiled.segments, format !== "json", lim, ctx);
   const tok = new Tokenizer(format, lim, ev);
   ev.attach(tok);
@@ -492,13 +492,13 @@ async function scanForMember(
 async function evaluateAbsolute(
   reader: ByteReader,
   format: JsonFormat,
-  queries: FilterQuery[],
+  compiled: CompiledQuery,
   lim: JsonLimits,
   signal?: AbortSignal,
 ): Promise<Map<FilterQuery, Value[]>> {
   const out = new Map<FilterQuery, Value[]>();
   const decoder = new TextDecoder();
-  for (const q of queries) {
+  for (const q of compiled.absolute) {
     if (q.segments.length === 0 && format !== "json") {
       throw new PagewiseError(
         "UNSUPPORTED_QUERY_FEATURE",
@@ -510,7 +510,8 @@ async function evaluateAbsolute(
     }
     const sub: CompiledQuery = {
       language: "jsonpath",
-      query: "",
+      // The whole query's text: a sub-query calls match()/search() only if the query does.
+      query: compiled.query,
       segments: q.segments,
       absolute: [],
     };
