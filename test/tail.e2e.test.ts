@@ -253,6 +253,30 @@ describe("tail over stdio", () => {
     expect(order).toEqual(["other", "hostile"]);
   }, 60_000);
 
+  it("runs an RE2 grep whose work is large in the guarded worker, not on the serving thread", async () => {
+    // `(a|aa){0,500}z` over 300,000 characters: about 9 s of RE2 on the thread that serves
+    // requests. In the worker, V8 backtracks on it and the guard stops it; other calls go on.
+    writeFileSync(path.join(dir, "long.log"), `start\n${"a".repeat(300_000)}\n`);
+    const order: string[] = [];
+    const heavy = server.call("tail", { path: "long.log", grep: "(a|aa){0,500}z" }).then((r) => {
+      order.push("heavy");
+      return r;
+    });
+    const other = server.call("tail", { path: "app.log", limit: 1 }).then((r) => {
+      order.push("other");
+      return r;
+    });
+    const [h, o] = await Promise.all([heavy, other]);
+    expect(o.isError).toBe(false);
+    expect(h.json.error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
+    expect(h.json.error.limit.name).toBe("search_stall_ms");
+    expect(order).toEqual(["other", "heavy"]);
+    // A short record with the same pattern is tested on the serving thread, by RE2.
+    writeFileSync(path.join(dir, "short.log"), `start\n${"a".repeat(40)}z\n`);
+    const short = await server.call("tail", { path: "short.log", grep: "(a|aa){0,500}z" });
+    expect(short.json.items.map((i: { text: string }) => i.text)).toEqual([`${"a".repeat(40)}z`]);
+  }, 60_000);
+
   it("refuses what is not a readable file inside the roots; lowers and reports limit", async () => {
     execFileSync("mkfifo", [path.join(dir, "pipe")]);
     for (const [args, code] of [

@@ -104,6 +104,15 @@ export const BINARY_SNIFF_BYTES = 8192;
 export const TAIL_BLOCK_BYTES = 64 * 1024;
 /** Blocks one `tail` call keeps (recently read blocks are re-read for anchors and prefixes). */
 export const TAIL_CACHED_BLOCKS = 64;
+/**
+ * Work of one RE2 `grep` test allowed on the thread that serves requests: RE2's program weight
+ * (`re2Weight`) times the record's length. RE2 can step through its whole program for every
+ * character (about 20 ns a step here), so this bounds such a test to tens of milliseconds; a
+ * larger one runs in the guarded worker.
+ */
+export const GREP_IN_THREAD_STEPS = 2_000_000;
+/** Work of `grep` tests on the serving thread after which the scan gives the event loop a turn. */
+export const GREP_YIELD_STEPS = 2_000_000;
 /** `grep` matches at most this many leading bytes of a record: a guard against enormous records. */
 export const GREP_MAX_RECORD_BYTES = 1 << 20;
 /** A `grep` pattern sees at most this many leading code units of a record. */

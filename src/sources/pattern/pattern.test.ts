@@ -7,6 +7,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPagewiseError } from "../../core/index.js";
 import { compilePattern, lineMatcher, requiredLiteral } from "./index.js";
+import { re2Weight, toRe2Source } from "./re2-source.js";
+import { grepsInThread, recordFilter } from "./record-filter.js";
 
 /** Every match of `re` in `text` as [index, length], the way the scanners iterate. */
 function matches(re: { lastIndex: number; exec(t: string): RegExpExecArray | null }, text: string) {
@@ -217,5 +219,44 @@ describe("requiredLiteral", () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("grep on the thread that serves requests", () => {
+  const weightOf = (pattern: string) => re2Weight(toRe2Source(pattern, false)!);
+
+  it("weighs an RE2 program by what counted repetitions copy", () => {
+    expect(weightOf("error")).toBe(5);
+    expect(weightOf("(a|aa){0,500}z")).toBeGreaterThan(1500);
+    // Nested counts multiply.
+    expect(weightOf("((a{1,100}){1,100})")).toBeGreaterThan(10_000);
+    expect(weightOf("time(out)?\\s+\\d{3,}")).toBeLessThan(30);
+  });
+
+  it("runs a test there only when its work is small: long records and heavy programs go to the worker", () => {
+    expect(grepsInThread(weightOf("error"), 100_000)).toBe(true);
+    expect(grepsInThread(weightOf("(a|aa){0,500}z"), 100)).toBe(true);
+    expect(grepsInThread(weightOf("(a|aa){0,500}z"), 300_000)).toBe(false);
+    expect(grepsInThread(weightOf("error"), 1 << 20)).toBe(false);
+  });
+
+  it("gives the event loop turns between tests that together are long", async () => {
+    const filter = recordFilter(compilePattern("(a|aa){0,300}z", false, "sensitive"), {
+      inProcess: true,
+    });
+    let turns = 0;
+    let done = false;
+    const tick = (): void => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    let hits = 0;
+    for (let i = 0; i < 200; i++) if (await filter(`${"a".repeat(100)}${i % 2 ? "z" : ""}`)) hits++;
+    done = true;
+    expect(hits).toBe(100);
+    // 200 tests of weight ~1,500 over 100 characters: about 30 million steps, a turn every 2 million.
+    expect(turns).toBeGreaterThanOrEqual(10);
   });
 });

@@ -348,3 +348,52 @@ export function toRe2Source(pattern: string, foldCase: boolean): string | undefi
     throw err;
   }
 }
+
+/**
+ * How large RE2's program for `re2Source` (as `toRe2Source` spells it) can be, within a small
+ * factor: an atom or an assertion counts 1, `|` and `*`/`+`/`?` one instruction more, a group the
+ * sum of what it holds, and a counted repetition copies what it repeats as many times as its
+ * largest count. When RE2's automaton outgrows its memory it steps through the program for every
+ * character, so weight × text length bounds one test's work: `(a|aa){0,500}z` weighs about 2,500
+ * and takes 30 s over a MiB of `a`.
+ */
+export function re2Weight(re2Source: string): number {
+  const groups: number[] = [0];
+  let last = 0;
+  const add = (weight: number): void => {
+    groups[groups.length - 1]! += weight;
+  };
+  for (let i = 0; i < re2Source.length; ) {
+    const c = re2Source[i]!;
+    if (c === "\\") {
+      // `\x{…}` or a one-letter escape (`\b`, `\B`).
+      i = re2Source[i + 1] === "x" ? re2Source.indexOf("}", i) + 1 : i + 2;
+      last = 1;
+      add(1);
+    } else if (c === "[") {
+      // A class holds no `]` but its end: code points are spelled `\x{…}`.
+      i = re2Source.indexOf("]", i + 1) + 1;
+      last = 1;
+      add(1);
+    } else if (c === "(") {
+      groups.push(0);
+      i += re2Source.startsWith("(?:", i) ? 3 : 1;
+    } else if (c === ")") {
+      last = groups.pop()!;
+      add(last);
+      i++;
+    } else if (c === "{") {
+      const end = re2Source.indexOf("}", i);
+      const counts = re2Source.slice(i + 1, end).split(",");
+      const most = counts[1] === undefined ? Number(counts[0]) : Number(counts[1] || counts[0]) + 1;
+      add(last * (Math.max(most, 1) - 1) + most);
+      last *= Math.max(most, 1);
+      i = end + 1;
+    } else {
+      // `|`, `*`, `+`, `?`, `^`, `$`, `.`: one instruction.
+      add(1);
+      i++;
+    }
+  }
+  return Math.max(1, groups[0]!);
+}

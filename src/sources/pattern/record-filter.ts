@@ -1,11 +1,15 @@
 /**
  * @module
- * A pattern as a per-record filter (tail's `grep`). RE2 patterns run in the calling thread (linear
- * time); JavaScript-engine patterns run one record at a time in a guarded worker, so a
- * catastrophic pattern is stopped after `stallMs` instead of freezing the server.
+ * A pattern as a per-record filter (tail's `grep`). RE2 patterns run in the calling thread when
+ * the test's work is small (linear time, but RE2's program can be large: `(a|aa){0,500}z` takes
+ * 30 s over a MiB), with a turn for the event loop every GREP_YIELD_STEPS; larger tests and
+ * JavaScript-engine patterns run one record at a time in a guarded worker, so a catastrophic
+ * pattern is stopped after `stallMs` instead of freezing the server.
  */
+import { GREP_IN_THREAD_STEPS, GREP_YIELD_STEPS } from "../limits.js";
 import { GuardedWorkers } from "./guarded-worker.js";
 import { type CompiledPattern, lineMatcher } from "./pattern.js";
+import { re2Weight } from "./re2-source.js";
 import type { RegexJob } from "./regex-worker.js";
 
 /** Whether a record's text matches; a promise when the test runs in a worker. */
@@ -16,23 +20,51 @@ export interface RecordFilterOptions {
   readonly signal?: AbortSignal;
   /** Test in this thread even for the JavaScript engine (tests on the TypeScript sources). */
   readonly inProcess?: boolean;
+  /** Called with each test's thread (tests count them). */
+  readonly onTest?: (where: "thread" | "worker") => void;
 }
 
 const regexWorkers = new GuardedWorkers(new URL("./regex-worker.js", import.meta.url), 1);
 
+/** Whether an RE2 test of a record `length` long runs on the calling thread (else in the worker). */
+export function grepsInThread(weight: number, length: number): boolean {
+  return weight * (length + 1) <= GREP_IN_THREAD_STEPS;
+}
+
 export function recordFilter(p: CompiledPattern, options: RecordFilterOptions = {}): RecordFilter {
   const matcher = lineMatcher(p);
-  const inThread = (text: string): boolean => {
+  const test = (text: string): boolean => {
+    options.onTest?.("thread");
     matcher.lastIndex = 0;
     return matcher.test(text);
   };
-  if (p.engine === "re2" || options.inProcess || !regexWorkers.available()) return inThread;
-  return async (text) => {
+  const inWorker = async (text: string): Promise<boolean> => {
+    options.onTest?.("worker");
     const job: RegexJob = { source: p.source, flags: p.flags, texts: [text] };
     const [hit] = await regexWorkers.run<boolean[]>(job, {
       ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return hit === true;
+  };
+  const workers = !options.inProcess && regexWorkers.available();
+  if (p.engine !== "re2") return workers ? inWorker : test;
+  const weight = re2Weight(p.re2Source!);
+  let sinceTurn = 0;
+  return (text) => {
+    if (workers && !grepsInThread(weight, text.length)) return inWorker(text);
+    sinceTurn += weight * (text.length + 1);
+    if (sinceTurn < GREP_YIELD_STEPS) return test(text);
+    // The tests so far may have held the thread for a while: a turn for the event loop first.
+    sinceTurn = 0;
+    return new Promise((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          resolve(test(text));
+        } catch (err) {
+          reject(err);
+        }
+      }),
+    );
   };
 }
