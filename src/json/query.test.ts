@@ -2,6 +2,7 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { countTurns } from "../core/test-support/turns.js";
 import { QueryEvaluator } from "./evaluator.js";
 import {
   bufferReader,
@@ -264,21 +265,13 @@ describe("runQueryBatches and the event loop", () => {
       JSON.stringify({ i, msg: "x".repeat(300) }),
     );
     const bytes = new TextEncoder().encode(`${records.join("\n")}\n`);
-    let turns = 0;
-    let done = false;
-    const tick = (): void => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countTurns();
     let found = 0;
     const compiled = compileQuery("jsonpath", query);
     for await (const batch of runQueryBatches(bufferReader(bytes), "jsonl", compiled)) {
       found += batch.length;
     }
-    done = true;
-    return { found, turns };
+    return { found, turns: turns.stop() };
   }
 
   test("gives the event loop turns while its match()/search() tests work", async () => {

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPagewiseError } from "../../core/index.js";
+import { countTurns } from "../../core/test-support/turns.js";
 import { compilePattern, lineMatcher, requiredLiteral } from "./index.js";
 import { re2Weight, toRe2Source } from "./re2-source.js";
 import { grepsInThread, recordFilter } from "./record-filter.js";
@@ -244,19 +245,11 @@ describe("grep on the thread that serves requests", () => {
     const filter = recordFilter(compilePattern("(a|aa){0,300}z", false, "sensitive"), {
       inProcess: true,
     });
-    let turns = 0;
-    let done = false;
-    const tick = (): void => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countTurns();
     let hits = 0;
     for (let i = 0; i < 200; i++) if (await filter(`${"a".repeat(100)}${i % 2 ? "z" : ""}`)) hits++;
-    done = true;
     expect(hits).toBe(100);
     // 200 tests of weight ~1,500 over 100 characters: about 30 million steps, a turn every 2 million.
-    expect(turns).toBeGreaterThanOrEqual(10);
+    expect(turns.stop()).toBeGreaterThanOrEqual(10);
   });
 });
