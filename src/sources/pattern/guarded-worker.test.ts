@@ -20,6 +20,14 @@ parentPort.on("message", (job) => {
     parentPort.postMessage({ type: "done", result: "ok" });
     return;
   }
+  if (job === "late") {
+    // Answers, then fails while idle in the pool.
+    parentPort.postMessage({ type: "done", result: "answered" });
+    setTimeout(() => {
+      throw new Error("after the job");
+    }, 20);
+    return;
+  }
   const held = [];
   for (;;) held.push(new Array(100_000).fill(held.length));
 });
@@ -36,4 +44,14 @@ describe("GuardedWorkers", () => {
     });
     await expect(workers.run("small")).resolves.toBe("ok");
   }, 30_000);
+
+  it("drops a thread that fails while idle, instead of ending the process", async () => {
+    const file = path.join(dir, "late.mjs");
+    writeFileSync(file, WORKER);
+    const workers = new GuardedWorkers(pathToFileURL(file), 1, new Slots(2));
+    await expect(workers.run("late")).resolves.toBe("answered");
+    // Its error comes while it waits in the pool; the process (this test) goes on.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(workers.run("small")).resolves.toBe("ok");
+  });
 });

@@ -122,18 +122,31 @@ export class GuardedWorkers {
     }
   }
 
+  /**
+   * A new thread. An error it raises while idle (a job's code should leave none behind) drops it
+   * from the idle ones: an `error` event with no listener would end the whole process.
+   */
+  private start(): Worker {
+    // Perf: a small young generation keeps each thread's resident memory low (scans allocate
+    // short-lived strings per chunk); the heap is bounded so that no thread grows the process.
+    const worker = new Worker(this.url, {
+      resourceLimits: {
+        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+        maxOldGenerationSizeMb: this.heapMb,
+      },
+    });
+    worker.on("error", () => {
+      const at = this.idle.indexOf(worker);
+      if (at < 0) return; // running a job: that job's own listener answers it
+      this.idle.splice(at, 1);
+      void worker.terminate();
+    });
+    return worker;
+  }
+
   private runNow<T>(job: unknown, options: GuardedRunOptions): Promise<T> {
     options.signal?.throwIfAborted();
-    const worker =
-      this.idle.pop() ??
-      // Perf: a small young generation keeps each thread's resident memory low (scans allocate
-      // short-lived strings per chunk; the old generation stays unbounded, so no scan is refused).
-      new Worker(this.url, {
-        resourceLimits: {
-          maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
-          maxOldGenerationSizeMb: this.heapMb,
-        },
-      });
+    const worker = this.idle.pop() ?? this.start();
     worker.ref();
     const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
     return new Promise<T>((resolve, reject) => {
