@@ -20,8 +20,6 @@ export interface RecordFilterOptions {
   readonly signal?: AbortSignal;
   /** Test in this thread even for the JavaScript engine (tests on the TypeScript sources). */
   readonly inProcess?: boolean;
-  /** Called with each test's thread (tests count them). */
-  readonly onTest?: (where: "thread" | "worker") => void;
 }
 
 const regexWorkers = new GuardedWorkers(new URL("./regex-worker.js", import.meta.url), 1);
@@ -34,12 +32,10 @@ export function grepsInThread(weight: number, length: number): boolean {
 export function recordFilter(p: CompiledPattern, options: RecordFilterOptions = {}): RecordFilter {
   const matcher = lineMatcher(p);
   const test = (text: string): boolean => {
-    options.onTest?.("thread");
     matcher.lastIndex = 0;
     return matcher.test(text);
   };
   const inWorker = async (text: string): Promise<boolean> => {
-    options.onTest?.("worker");
     const job: RegexJob = { source: p.source, flags: p.flags, texts: [text] };
     const [hit] = await regexWorkers.run<boolean[]>(job, {
       ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
