@@ -68,7 +68,8 @@ export interface WalkOptions {
   readonly onDirectory?: (abs: string) => void;
   /**
    * Called with each directory read (relative, "" for the walked one) and the fstat of its opened
-   * descriptor, before its entries are visited; directories are fstat'ed only when this is given.
+   * descriptor (taken anyway: its size says how to read the directory), before its entries are
+   * visited.
    */
   readonly onDirectoryRead?: (rel: string, stats: nodeFs.Stats) => void;
   /**
