@@ -30,6 +30,7 @@ import {
   type LineMatcher,
   lineMatcher,
 } from "../pattern/index.js";
+import { countNewlineBytes } from "../shared/byte-source.js";
 import { compareCodePoints, type WalkEntry, walk } from "../walk/index.js";
 import { ConfinedOpener } from "./confine.js";
 import { walkFrom } from "./resume-walk.js";
@@ -434,11 +435,11 @@ class Scanner {
         idx = m === null ? -1 : m.index;
       }
       if (idx < 0) {
-        if (!last) this.lineNo += countNewlines(region, b, end);
+        if (!last) this.lineNo += countNewlineBytes(region, b, end);
         return;
       }
       const ls = idx === 0 ? 0 : region.lastIndexOf(NEWLINE, idx - 1) + 1;
-      if (ls > b) this.lineNo += countNewlines(region, b, ls);
+      if (ls > b) this.lineNo += countNewlineBytes(region, b, ls);
       let le = region.indexOf(NEWLINE, ls);
       const terminated = le >= 0;
       if (!terminated) le = end;
@@ -603,13 +604,6 @@ class Scanner {
     this.itemChars += match.path.length + match.text.length;
     for (const b of match.before ?? []) this.itemChars += b.length;
   }
-}
-
-/** Newlines in `buf[from..to)`. */
-function countNewlines(buf: Buffer, from: number, to: number): number {
-  let n = 0;
-  for (let i = buf.indexOf(NEWLINE, from); i >= 0 && i < to; i = buf.indexOf(NEWLINE, i + 1)) n++;
-  return n;
 }
 
 function isHighAt(s: string, i: number): boolean {

@@ -98,6 +98,14 @@ export function afterNthNewline(bytes: Uint8Array, count: number): number {
   return i;
 }
 
+/** Line ends in `bytes[from, to)` (native search: no decoding, no copy). */
+export function countNewlineBytes(bytes: Buffer, from = 0, to = bytes.length): number {
+  let n = 0;
+  for (let i = bytes.indexOf(NEWLINE, from); i >= 0 && i < to; i = bytes.indexOf(NEWLINE, i + 1))
+    n++;
+  return n;
+}
+
 export function countNewlines(text: string): number {
   let n = 0;
   let i = text.indexOf("\n");

@@ -32,6 +32,7 @@ import {
 import {
   afterNthNewline,
   type ByteSource,
+  countNewlineBytes,
   countNewlines,
   fileByteSource,
   findLineStart,
@@ -147,7 +148,7 @@ async function readLineRange(
         chunk = chunk.subarray(0, cut);
         linesLeft = 0;
       } else {
-        linesLeft -= countNewlines(chunk.toString("latin1"));
+        linesLeft -= countNewlineBytes(chunk);
       }
     }
     parts.push(chunk);
@@ -432,10 +433,10 @@ function pageRenderer(
   const line = plan.line > 0 ? String(plan.line) : "null";
   const position = `,"position":{"line":${line},"byte":${plan.position},"size":${basis.bytes.size}}`;
   const middle = `,"version":${JSON.stringify(version.version)}${position}`;
-  const tail = (consumed: number, countNewlines: () => number, hasMore: boolean) => {
+  const tail = (consumed: number, contentNewlines: () => number, hasMore: boolean) => {
     let nextCursor = "null";
     if (hasMore) {
-      const newlines = countNewlines();
+      const newlines = contentNewlines();
       const end: ReadEnd =
         plan.end.kind === "lines"
           ? { kind: "lines", remaining: plan.end.remaining - newlines }
@@ -469,7 +470,7 @@ function fitBase64(
   const pageOf = (count: number) => {
     const content = window.bytes.subarray(0, count).toString("base64");
     const hasMore = !(count === available && window.reachesEnd);
-    const newlines = () => newlinesInBytes(window.bytes, count);
+    const newlines = () => countNewlineBytes(window.bytes, 0, count);
     return `${render.head}${JSON.stringify(content)}${render.tail(count, newlines, hasMore)}`;
   };
   const none = { amount: 0, text: pageOf(0), tokens: 0 };
@@ -601,12 +602,6 @@ function base64Prediction(bytes: Buffer, estimator: Estimator): Prediction {
         ),
       ),
   };
-}
-
-function newlinesInBytes(bytes: Buffer, end: number): number {
-  let n = 0;
-  for (let i = bytes.indexOf(0x0a); i >= 0 && i < end; i = bytes.indexOf(0x0a, i + 1)) n++;
-  return n;
 }
 
 /** UTF-8 bytes and line ends of a text's first `units` code units. */
