@@ -65,8 +65,8 @@ export class Roots {
   /**
    * Canonicalizes each root. A root that does not exist is NOT_FOUND, one that is not a directory
    * (a regular file, a FIFO, a device) is NOT_A_DIRECTORY: refused here, when the roots are built,
-   * rather than on every call. Synchronous, for start-up; `Roots.create` (or `resolved`, from
-   * `resolveRoot`) builds roots while serving without blocking the thread on a slow file system.
+   * rather than on every call. Synchronous, for start-up; roots built while serving are given
+   * `resolved` (from `resolveRoot`), so no slow file system blocks the thread.
    */
   constructor(
     dirs: readonly string[],
@@ -83,15 +83,6 @@ export class Roots {
       return real;
     });
     this.#aliases = aliases;
-  }
-
-  /** `new Roots(dirs)`, with the roots resolved off the thread that serves requests. */
-  static async create(
-    dirs: readonly string[],
-    options: { allowEmpty?: boolean } = {},
-  ): Promise<Roots> {
-    const resolved = await Promise.all(dirs.map(resolveRoot));
-    return new Roots(dirs, { ...options, resolved });
   }
 
   /** The index of the root containing the canonical path `real`, or -1. */
