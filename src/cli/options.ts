@@ -282,7 +282,7 @@ const TOOL_ARGS: CliOption[] = [
     arg: "max_tokens",
     help: "token budget of the page",
   }),
-  cmd(["read", "list", "search", "json"], {
+  cmd(["read", "list", "search", "tail", "json"], {
     flag: "cursor",
     value: "C",
     arg: "cursor",

@@ -3,11 +3,23 @@
  * Defaults and hard limits in one place. Names carry their unit.
  */
 
-/** Budget applied when a tool is called without `max_tokens` (except `read` in line mode). */
-export const DEFAULT_MAX_TOKENS = 8000;
 /**
- * Largest budget honoured; a larger request is lowered to this and the page says so. 25,000 is the
- * largest tool result Claude Code accepts by default (`MAX_MCP_OUTPUT_TOKENS`).
+ * Budget applied when a tool is called without `max_tokens` (except `read` in line mode). Chosen
+ * so that a default page shows inline in every client whatever it holds: the `default` estimator
+ * charges at least 1/8 token per UTF-16 unit, so a page of 6,000 tokens is at most 48,000
+ * characters, under Claude Code's 50,000-character threshold above which a result is saved to a
+ * file (the one that applies where a tool's `_meta["anthropic/maxResultSizeChars"]` is not
+ * honoured, as in Claude Desktop's code agent), and under the 12,500 rough tokens (characters / 4)
+ * above which Claude Code counts a result against `MAX_MCP_OUTPUT_TOKENS` at all. docs/clients.md
+ * has the sources.
+ */
+export const DEFAULT_MAX_TOKENS = 6000;
+/**
+ * Largest budget honoured; a larger request is lowered to this and the page says so. 25,000 is
+ * Claude Code's default `MAX_MCP_OUTPUT_TOKENS`. Each tool declares in `tools/list` the characters
+ * a page at this cap can take (`maxResultSizeChars` in mcp/limits.ts), which raises Claude Code's
+ * character threshold and, for text, replaces its token ceiling with a quarter of that
+ * declaration (50,000 tokens at this cap), so a page at the cap shows inline in the CLI.
  */
 export const DEFAULT_MAX_TOKENS_CAP = 25_000;
 /** Ceiling of `read` in line mode, in estimated tokens of the returned text. */

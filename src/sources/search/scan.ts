@@ -78,6 +78,8 @@ export type ScanWindow =
 
 export interface ScanJob {
   readonly dir: string;
+  /** The name of the one file of `dir` to scan (a search of a file): no walk, no ignore rules. */
+  readonly file?: string;
   readonly ancestors: readonly string[];
   readonly includeHidden: boolean;
   readonly respectGitignore: boolean;
@@ -189,9 +191,11 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
   try {
     const w = job.window;
     const stats =
-      w.kind === "after"
-        ? await walkFrom(job.dir, w.after.path, walkOptions, visit)
-        : await walk(job.dir, { ...walkOptions, recursive: true }, visit);
+      job.file !== undefined
+        ? visitOne(job.dir, job.file, visit)
+        : w.kind === "after"
+          ? await walkFrom(job.dir, w.after.path, walkOptions, visit)
+          : await walk(job.dir, { ...walkOptions, recursive: true }, visit);
     scanner.skipped.unreadable_directories = stats.unreadable;
   } catch (err) {
     if (!(err instanceof StopWalk)) throw err;
@@ -200,6 +204,13 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
     opener.close();
   }
   return scanner.result(complete && job.window.kind === "offset", opener.dirsOpened);
+}
+
+/** Visits the one file a search of a file scans, as the walk would list it. */
+function visitOne(dir: string, name: string, visit: (entry: WalkEntry) => void) {
+  const absolute = dir === "/" ? `/${name}` : `${dir}/${name}`;
+  visit({ path: name, absolute, statPath: absolute, type: "file" });
+  return { unreadable: 0 };
 }
 
 /** One scan's state: the window, the items collected, counts; one file at a time. */
