@@ -41,14 +41,18 @@ function ms(n) {
 export function outcomeOf(r) {
   if (r.skipped) return { mark: "–", label: "skipped", why: r.skipped };
   const over = r.calls.filter((c) => c.verdict === "diverted" || c.verdict === "refused");
+  const shell = usedShell(r) ? " (with its shell)" : "";
   if (r.correct)
     return over.length > 0
-      ? { mark: "◐", label: "right, in a result over the limits" }
-      : { mark: "✓", label: "right" };
+      ? { mark: "◐", label: `right, in a result over the limits${shell}` }
+      : { mark: "✓", label: `right${shell}` };
   if (r.error) return { mark: "✗", label: "failed", why: r.error };
   if (r.answer === undefined) return { mark: "✗", label: "no answer", why: r.note };
   return { mark: "✗", label: "wrong" };
 }
+
+/** Whether a run used a shell command (DesktopCommander's `start_process`). */
+const usedShell = (r) => (r.calls ?? []).some((c) => c.tool === "start_process");
 
 function totalsOf(r) {
   const calls = r.calls ?? [];
@@ -109,6 +113,10 @@ function serverTotals(results, serverIds) {
       id,
       tasks: own.length,
       right: outcomes.filter((o) => o.mark === "✓").length,
+      rightWithShell: own.filter((r, i) => outcomes[i].mark === "✓" && usedShell(r)).length,
+      heaviest: own
+        .map((r, i) => ({ task: r.task, o200k: t[i].o200k, calls: t[i].calls }))
+        .sort((a, b) => b.o200k - a.o200k)[0],
       half: outcomes.filter((o) => o.mark === "◐").length,
       wrong: outcomes.filter((o) => o.mark === "✗").length,
       calls: sum(t.map((x) => x.calls)),
@@ -134,6 +142,17 @@ function totalsTable(totals) {
     );
   }
   return rows.join("\n");
+}
+
+function notesList(results, tasks) {
+  const out = [];
+  for (const r of results) {
+    const why = r.skipped ?? r.note ?? r.error;
+    if (!why) continue;
+    const task = tasks.find((t) => t.id === r.task);
+    out.push(`- ${task?.title ?? r.task}, ${SERVER_LABELS[r.server]}: ${why}`);
+  }
+  return out.join("\n");
 }
 
 function plans(tasks) {
@@ -205,7 +224,7 @@ export function renderSvg(results, tasks, meta, serverIds) {
         const w = Math.max(2, x(t.o200k) - left);
         out.push(
           `<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="${barH}" fill="${SERVER_COLORS[id]}" opacity="${o.mark === "✓" ? 1 : 0.45}"/>`,
-          `<text x="${left + w + 5}" y="${y + barH - 3}" fill="#222">${o.mark} ${compact(t.o200k)}${t.calls > 1 ? ` · ${t.calls} calls` : ""}</text>`,
+          `<text x="${left + w + 5}" y="${y + barH - 3}" fill="#222">${o.mark} ${t.estimated ? "≈" : ""}${compact(t.o200k)}${t.calls > 1 ? ` · ${t.calls} calls` : ""}${usedShell(r) ? " · shell" : ""}</text>`,
         );
       }
       y += barH + gap;
@@ -222,13 +241,28 @@ export function renderSvg(results, tasks, meta, serverIds) {
     lx += 40 + SERVER_LABELS[id].length * 7;
   }
   out.push(
-    `<text x="${lx + 10}" y="${height - 12}" fill="#555">faded bars: not right, or not shown by Claude Code</text>`,
+    `<text x="${lx + 10}" y="${height - 12}" fill="#555">faded: not right, or not shown by Claude Code · shell: answered with shell commands</text>`,
   );
   out.push("</svg>");
   return `${out.join("\n")}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** Says which task most of a server's tokens went to, where one task is most of them. */
+function heaviestSentence(totals, tasks) {
+  const parts = totals
+    .filter((t) => t.heaviest && t.o200k > 0 && t.heaviest.o200k / t.o200k >= 0.8)
+    .map((t) => {
+      const task = tasks.find((x) => x.id === t.heaviest.task);
+      return `${Math.round((100 * t.heaviest.o200k) / t.o200k)}% of ${SERVER_LABELS[t.id]}'s tokens went to one task, “${task?.title ?? t.heaviest.task}” (${int(t.heaviest.calls)} calls)`;
+    });
+  const shell = totals.filter((t) => t.rightWithShell > 0).map((t) => SERVER_LABELS[t.id]);
+  const shellNote = shell.length
+    ? ` ${shell.join(" and ")} answered some tasks by running shell commands (\`start_process\`: rg, sed, find), which read anything the user can.`
+    : "";
+  return `${parts.length ? `${parts.join("; ")}.` : ""}${shellNote} "Results over Claude Code's limits" are those it would save to a file (over 50,000 characters) or refuse (over 25,000 tokens).`;
+}
 
 export function renderReport({ results, meta, tasks: allTasks }) {
   const taskIds = [...new Set(results.map((r) => r.task))];
@@ -242,6 +276,10 @@ export function renderReport({ results, meta, tasks: allTasks }) {
     "",
     resultsTable(results, tasks),
     "",
+    "What the runs said on the way:",
+    "",
+    notesList(results, tasks),
+    "",
     "The call sequences (each server's best natural route, from its own tool descriptions; in code in `bench/agent/tasks.js`):",
     "",
     plans(tasks),
@@ -253,8 +291,10 @@ export function renderReport({ results, meta, tasks: allTasks }) {
     "|---|---|---|---|---|---|",
     ...totals.map(
       (t) =>
-        `| ${t.id === "pagewise" ? "**pagewise**" : SERVER_LABELS[t.id]} | ${t.right} of ${t.tasks} | ${t.half} | ${t.over} of ${int(t.results)} (largest ${compact(t.largest)} characters) | ${compact(t.o200k)} | ${int(t.calls)} |`,
+        `| ${t.id === "pagewise" ? "**pagewise**" : SERVER_LABELS[t.id]} | ${t.right} of ${t.tasks}${t.rightWithShell ? ` (${t.rightWithShell} through its shell)` : ""} | ${t.half} | ${t.over} of ${int(t.results)} (largest ${compact(t.largest)} characters) | ${compact(t.o200k)} | ${int(t.calls)} |`,
     ),
+    "",
+    heaviestSentence(totals, tasks),
     "",
     "![Tokens handed to the agent per task: pagewise, server-filesystem and DesktopCommander](docs/agent-bench.svg)",
     "",

@@ -5,19 +5,21 @@
  * server of `servers.js`, each in a fresh server process behind the official SDK client, with
  * that server's own call sequence; every result is measured (`session.js`, `measure.js`).
  *
- * Usage: `node bench/agent/run.js [--smoke] [--only TASK,…] [--servers ID,…] [--no-write]`
+ * Usage: `node bench/agent/run.js [--smoke] [--only TASK,…] [--servers ID,…] [--no-write] [--report]`
  * - `--smoke`: small data (`.bench-data/agent/smoke/`), the tasks that have a smoke scale.
  * - `--only`, `--servers`: a subset (task ids, server ids: pagewise, filesystem, desktopCommander).
  * - `--no-write`: print the tables only; by default a full run of every task and server writes
  *   `docs/agent-bench.svg`, its table into `docs/benchmarks.md` and its summary into `README.md`
  *   (between `agent-bench` markers).
+ * - `--report`: no run; render (and write) the tables and the chart from the last raw results.
  * - `BENCH_AGENT_REPS=N`: run each pair N times in a row and report median CPU and wall times.
  * - `BENCH_AGENT_INSTALL_PEERS=0`: do not install DesktopCommander when it is missing (skip it).
  *
- * Raw results (every call) go to `.bench-data/agent/results-<scale>.json`. Progress on stderr.
+ * Raw results (every call) go to `.bench-data/agent/results-<scale>.json` (`results-<scale>-subset.json`
+ * for a subset). Progress on stderr.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -96,10 +98,19 @@ export async function runBench({
   const results = [];
   for (const task of tasks) {
     onProgress(`${task.id}: preparing data`);
-    const prepared = await prepareTask(task, scale);
+    let prepared;
+    try {
+      prepared = await prepareTask(task, scale);
+    } catch (err) {
+      onProgress(`  could not prepare the data: ${err?.message ?? err}`);
+    }
     for (const serverId of servers) {
       if (!task.strategies[serverId]) continue;
-      results.push(await runPair(task, serverId, prepared, { dc, reps, onProgress }));
+      results.push(
+        prepared
+          ? await runPair(task, serverId, prepared, { dc, reps, onProgress })
+          : { task: task.id, server: serverId, skipped: "the task's data could not be made" },
+      );
     }
   }
   meta.loadEnd = os.loadavg().map((x) => x.toFixed(2));
@@ -182,14 +193,25 @@ async function main() {
   const servers = option(args, "--servers") ?? SERVER_ORDER;
   const reps = Math.max(1, Number(process.env.BENCH_AGENT_REPS ?? 1));
   const installPeers = process.env.BENCH_AGENT_INSTALL_PEERS !== "0";
-  const { results, meta } = await runBench({ scale, only, servers, reps, installPeers });
-  mkdirSync(DATA_ROOT, { recursive: true });
-  const out = path.join(DATA_ROOT, `results-${scale}.json`);
-  writeFileSync(out, JSON.stringify({ meta, results }, null, 2));
-  log(`raw results: ${path.relative(REPO, out)}`);
+  // A subset's results go beside the full ones, never over them.
+  const subset = only || servers.length < SERVER_ORDER.length;
+  const out = path.join(DATA_ROOT, `results-${scale}${subset ? "-subset" : ""}.json`);
+  let results;
+  let meta;
+  if (args.includes("--report")) {
+    ({ results, meta } = JSON.parse(readFileSync(out, "utf8")));
+  } else {
+    ({ results, meta } = await runBench({ scale, only, servers, reps, installPeers }));
+    mkdirSync(DATA_ROOT, { recursive: true });
+    writeFileSync(out, JSON.stringify({ meta, results }, null, 2));
+    log(`raw results: ${path.relative(REPO, out)}`);
+  }
   const report = renderReport({ results, meta, tasks: TASKS });
   process.stdout.write(`${report.markdown}\n`);
-  const complete = scale === "full" && !only && servers.length === SERVER_ORDER.length;
+  const complete =
+    scale === "full" &&
+    SERVER_ORDER.every((id) => results.some((r) => r.server === id)) &&
+    TASKS.every((t) => results.some((r) => r.task === t.id));
   if (complete && !args.includes("--no-write")) {
     writeDocs(report);
     log("wrote docs/agent-bench.svg, docs/benchmarks.md and README.md");
