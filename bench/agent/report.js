@@ -198,7 +198,8 @@ export function renderSvg(results, tasks, meta, serverIds) {
   const height = top + tasks.length * (rowsPerTask * (barH + gap) + groupGap) + 56;
   const out = [];
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, 'Segoe UI', Helvetica, Arial, sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, 'Segoe UI', Helvetica, Arial, sans-serif" font-size="12" role="img">`,
+    `<title>Tokens handed to the agent per task: ${escapeXml(serverIds.map((id) => SERVER_LABELS[id]).join(", "))} (npm run bench:agent, ${meta.date})</title>`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="16" y="24" font-size="16" font-weight="600">Tokens handed to the agent per task, all calls (log scale)</text>`,
     `<text x="16" y="44" fill="#555">${escapeXml(`npm run bench:agent · ${meta.date} · ✓ right  ◐ right, but in a result Claude Code diverts to a file or refuses  ✗ not answered`)}</text>`,
