@@ -69,7 +69,11 @@ async function page(args: { path: string; offset: number; limit: number }) {
 
 /** Lines `offset` and `offset + 1` of `bytes`. */
 function linesAt(bytes: Buffer, offset: number): string {
-  return bytes.toString().split("\n").slice(offset, offset + 2).join("\n") + "\n";
+  const lines = bytes
+    .toString()
+    .split("\n")
+    .slice(offset, offset + 2);
+  return `${lines.join("\n")}\n`;
 }
 
 describe("line checkpoints learned while the file changed", () => {
