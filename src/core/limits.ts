@@ -31,10 +31,24 @@ export const DEFAULT_CURSOR_TTL_HOURS = 24 * 7;
 /** Bytes read per system call when streaming a file (hashing, scanning lines). */
 export const STREAM_CHUNK_BYTES = 1 << 20;
 /**
- * A file whose mtime or ctime is this close to the moment it was hashed cannot be trusted to be
- * unchanged just because its metadata is unchanged (timestamps are coarse; a write in the same
- * tick leaves them equal). Such a file is re-hashed on the next call ("racily clean", as in git).
+ * A file whose ctime is this close to now cannot be trusted to be unchanged just because its state
+ * (size, mtime, ctime) is unchanged: timestamps are coarse, and a write in the same tick as the last
+ * one leaves them equal ("racily clean", as in git). This window holds where timestamps may be as
+ * coarse as a second or two (a ctime on a whole second: FAT, HFS+, some NFS servers), and for files
+ * whose timestamps come from another machine's clock (a network file system: it also absorbs that
+ * much clock skew between the server and this machine). docs/versions.md has the argument.
  */
 export const RACY_WINDOW_NS = 2_000_000_000n;
+/**
+ * The racy window of a local file system with sub-second timestamps: they are stamped from the
+ * kernel's coarse clock, which advances every tick (1–10 ms; 15.6 ms on Windows servers), so a
+ * write more than this after the last one always stamps a later ctime.
+ */
+export const FINE_RACY_WINDOW_NS = 50_000_000n;
+/**
+ * How many times a file that is not settled (written within its racy window) is waited for before
+ * its first page is refused with CONTENT_CHANGED: a file written continuously never settles.
+ */
+export const SETTLE_ATTEMPTS = 3;
 /** Entries kept in the per-process version cache. */
 export const VERSION_CACHE_ENTRIES = 4096;

@@ -48,7 +48,7 @@ import {
   writeFileRef,
 } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
-import { closeInBackground } from "../shared/versioned-file.js";
+import { closeInBackground, settledStateVersion } from "../shared/versioned-file.js";
 import { ancestorsWithin } from "../walk/index.js";
 import { runScanJob } from "./pool.js";
 import {
@@ -467,15 +467,15 @@ async function lineCursor(
   const { caller } = ctx;
   const opened = await openFileConfined(caller.roots, absolute);
   try {
-    const st = opened.stat;
-    if (identityKey(st) !== m.ident) {
+    // The state version of the state the scan read (O(1)); a file written since is refused.
+    const { version, stat } = await settledStateVersion(ctx, opened.handle, opened.stat);
+    if (identityKey(stat) !== m.ident) {
       throw new PagewiseError(
         "CONTENT_CHANGED",
         `${m.path} changed while it was searched. Run the search again.`,
         { hint: "Call again with the same arguments." },
       );
     }
-    const version = await ctx.versions.versionOf(opened.handle, st, undefined, ctx.signal);
     return encodeLineCursor(ctx, maxTokens, {
       file: {
         rootIndex: opened.rootIndex,

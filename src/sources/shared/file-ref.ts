@@ -107,10 +107,15 @@ export function refOfOpened(roots: Roots, opened: OpenedFile, expected?: FileRef
   return ref;
 }
 
-/** A file at one content version, as read and json cursors carry it. */
+/** A file at one version, as read and json cursors carry it. */
 export interface VersionedFileRef {
   readonly file: FileRef;
+  /** The version's digest (core/version). */
   readonly digest: Uint8Array;
+  /**
+   * The version's kind for a whole-file version (empty: state, CONTENT_VERSION_TAG: content); the
+   * append fingerprint for a range-anchored read cursor (shared/range-anchor.ts).
+   */
   readonly fingerprint: Uint8Array;
 }
 
