@@ -77,7 +77,13 @@ afterAll(() => {
 
 describe("any path from any directory", () => {
   it("reads a file outside the current directory without --root", async () => {
-    const run = await pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "500"]);
+    const run = await pagewise([
+      "read",
+      path.join(dir, "notes.txt"),
+      "--max-tokens",
+      "500",
+      "--json",
+    ]);
     expect(run.status).toBe(0);
     const page = JSON.parse(run.stdout);
     expect(text.startsWith(page.content)).toBe(true);
@@ -175,12 +181,12 @@ describe("search", () => {
     }
   });
 
-  it("--raw prints PATH:LINE:TEXT, absolute when the target was named absolutely", async () => {
+  it("--raw prints PATH:LINE:COLUMN:TEXT, absolute when the target was named absolutely", async () => {
     const file = path.join(dir, "odd [1]*.log");
     const run = await pagewise(["search", "error", file, "--raw"]);
-    expect(run.stdout).toBe(`${file}:1:ERROR with a glob-like name\n`);
+    expect(run.stdout).toBe(`${file}:1:1:ERROR with a glob-like name\n`);
     const relative = await pagewise(["search", "error", "odd [1]*.log", "--raw"], { cwd: dir });
-    expect(relative.stdout).toBe("odd [1]*.log:1:ERROR with a glob-like name\n");
+    expect(relative.stdout).toBe("odd [1]*.log:1:1:ERROR with a glob-like name\n");
   });
 
   it("the next page of a search keeps the paths as the first page spelled them", async () => {
@@ -237,6 +243,7 @@ describe("errors speak flags, with documented exit statuses", () => {
       "$.items[*].id",
       "--max-items",
       "2",
+      "--json",
     ]);
     expect(JSON.parse(ok.stdout).items.map((i: { value: number }) => i.value)).toEqual([1, 2]);
   });
@@ -318,7 +325,7 @@ describe("configuration by environment", () => {
 
   it("PAGEWISE_DEFAULT_MAX_TOKENS and PAGEWISE_MAX_TOKENS_CAP set the budgets", async () => {
     const file = path.join(dir, "notes.txt");
-    const capped = await pagewise(["read", file, "--max-tokens", "100000"], {
+    const capped = await pagewise(["read", file, "--max-tokens", "100000", "--json"], {
       env: { PAGEWISE_MAX_TOKENS_CAP: "400", PAGEWISE_DEFAULT_MAX_TOKENS: "300" },
     });
     expect(capped.status).toBe(0);

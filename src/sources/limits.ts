@@ -129,6 +129,8 @@ export const LINE_INDEX_VERSIONS = 64;
 export const JSON_VALUE_WINDOW_BYTES = 256 * 1024;
 /** Bytes read per step when compacting a value too large for one read (it stops at the cap). */
 export const JSON_COMPACT_CHUNK_BYTES = 64 * 1024;
+/** A JSON stream (`pagewise json` into a pipe) sends its lines in buffers this large. */
+export const JSON_STREAM_BUFFER_BYTES = 64 * 1024;
 
 // --- json_open handles ---
 

@@ -41,7 +41,7 @@ import {
   runQueryBatches,
 } from "../../json/index.js";
 import type { ByteReader } from "../../json/reader.js";
-import { JSON_COMPACT_CHUNK_BYTES, JSON_VALUE_WINDOW_BYTES } from "../limits.js";
+import { JSON_COMPACT_CHUNK_BYTES } from "../limits.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorFilePath } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
@@ -52,6 +52,7 @@ import {
 } from "../shared/versioned-file.js";
 import { JSON_CURSOR, type JsonCursorState } from "./cursor.js";
 import type { JsonHandle, JsonHandles } from "./handles.js";
+import { ValueWindow } from "./window.js";
 
 export type RequestedFormat = "auto" | JsonFormat;
 
@@ -487,36 +488,6 @@ function itemWithValue(builder: ItemBuilder, m: JsonMatch, text: string): Item {
 }
 
 const UTF8 = new TextDecoder("utf-8");
-
-/**
- * A reader that keeps the last window it read, so that the engine's reads and the many small
- * values that lie close together cost one positional read per window instead of one per value.
- */
-class ValueWindow implements ByteReader {
-  readonly size: number;
-  /** Source offset of `bytes[0]`. */
-  start = 0;
-  bytes: Uint8Array = new Uint8Array(0);
-  constructor(readonly inner: ByteReader) {
-    this.size = inner.size;
-  }
-
-  async read(position: number, length: number): Promise<Uint8Array> {
-    const end = Math.min(this.size, position + length);
-    const at = this.offsetOf(position, end);
-    if (at >= 0) return this.bytes.subarray(at, at + (end - position));
-    if (length > JSON_VALUE_WINDOW_BYTES) return this.inner.read(position, length);
-    this.bytes = await this.inner.read(position, JSON_VALUE_WINDOW_BYTES);
-    this.start = position;
-    return this.bytes.subarray(0, end - position);
-  }
-
-  /** Where source bytes `[from, to)` are in `bytes`, or -1 when the window does not hold them. */
-  offsetOf(from: number, to: number): number {
-    const start = this.start;
-    return from >= start && to <= start + this.bytes.length ? from - start : -1;
-  }
-}
 
 /**
  * The compact text of source bytes [start, end), or null once it is known to exceed `capBytes`
