@@ -562,8 +562,8 @@ describe("the commands call the tools without their schemas", () => {
         );
         const next = (text: string) => JSON.parse(text).next_cursor as string | null;
         if (next(mcp) !== null && tool !== "tail") {
-          const after = (cursor: string | null) => server.call(tool, { cursor });
-          expect((await after(next(cli.stdout))).text).toBe((await after(next(mcp))).text);
+          const pageAfter = (cursor: string | null) => server.call(tool, { cursor });
+          expect((await pageAfter(next(cli.stdout))).text).toBe((await pageAfter(next(mcp))).text);
         }
       }
     } finally {
