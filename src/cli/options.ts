@@ -594,9 +594,10 @@ Without a cursor key, cursors are signed with a random key and die with the proc
   read: {
     usage: "pagewise read FILE [options]",
     summary: "print a file, or one page of it that fits --max-tokens",
-    about: `Without --max-tokens and --cursor, prints FILE's lines (--offset, --limit) as text. With
---max-tokens, prints one page that fits the budget; the command for the next page goes to stderr
-(--raw) or is in the page's next_cursor (--json). Pages concatenate to the file exactly.`,
+    about: `Without --max-tokens and --cursor, prints FILE's lines (--offset, --limit) as text: into a
+pipe all of the file (like cat), on a terminal the whole file or, over --max-read-tokens, its first
+page. With --max-tokens, prints one page that fits the budget; the command for the next page goes
+to stderr (--raw) or is in the page's next_cursor (--json). Pages concatenate to the file exactly.`,
     positionals: ["path"],
     tool: "read",
   },
@@ -611,8 +612,9 @@ Without a cursor key, cursors are signed with a random key and die with the proc
     usage: "pagewise search PATTERN [DIR|FILE] [options]",
     summary: "search file contents for a regex or text",
     about: `Searches the text files under DIR (default: the current directory), or one FILE, for PATTERN
-(a JavaScript regex; --literal for text), smart case. Prints PATH:LINE:TEXT lines (--raw) or the
-page with the exact total (--json).`,
+(a JavaScript regex; -F for text), smart case. Prints each matching line once as
+PATH:LINE:COLUMN:TEXT (all of them into a pipe, like rg --column), or a page with the exact
+total (--json).`,
     positionals: ["pattern", "path"],
     tool: "search",
   },
@@ -629,8 +631,9 @@ page's earlier_cursor and later_cursor (--json). See docs/tail.md.`,
     usage: "pagewise json FILE QUERY [options]",
     summary: "JSONPath (or --pointer) matches in a JSON, JSONL or JSON-seq file",
     about: `Runs a JSONPath (RFC 9535) query, or with --pointer a JSON Pointer (RFC 6901), over FILE,
-streaming, and prints one page {language, query, items:[{path, value}], complete, next_cursor,
-stats}; values are printed exactly as spelled in the file. See docs/json.md.`,
+streaming. Into a pipe it prints every match's value, one per line, exactly as spelled in the file
+(like jq -c); on a terminal one page, each match pretty after its path; --json one page
+{language, query, items:[{path, value}], complete, next_cursor, stats}. See docs/json.md.`,
     positionals: ["path", "query"],
     tool: "json_read",
   },
