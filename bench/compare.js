@@ -18,12 +18,15 @@
  *   against `tail -n +N | head -5`;
  * - `json_read` of every `$[*].id` in 100 MiB of JSON Lines through the SDK client against
  *   `jq -c .id`;
+ * - CLI start: `pagewise --version`, and a one-page `read`, `tail` and `list` of a small tree,
+ *   each a process of its own, against `node -e 0`; `pagewise json FILE '$[*].id'` into a pipe
+ *   (every match, one value per line) against `jq -c .id` (cliRows, group `cli`);
  * - per-call overhead: 2,000 `read` calls of a one-line file against server-filesystem's
  *   `read_text_file`, and start-up (spawn to `tools/list` answered) against server-filesystem.
  *
  * pagewise and the peer run behind the official SDK client over stdio; times are wall times of
  * the calls (spawn excluded except for start-up). Needs `npm run build`, `rg`, `jq` (installed
- * with apt-get when absent). `BENCH_COMPARE_ONLY=search,list,read,json,overhead` picks groups.
+ * with apt-get when absent). `BENCH_COMPARE_ONLY=search,list,read,json,cli,overhead` picks groups.
  */
 import {
   copyFileSync,
@@ -58,7 +61,7 @@ import { searchRows } from "./search-compare.bench.js";
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 /** Groups of rows to measure (`BENCH_COMPARE_ONLY=list,read`; default all). */
-const ONLY = (process.env.BENCH_COMPARE_ONLY ?? "search,list,read,json,overhead").split(",");
+const ONLY = (process.env.BENCH_COMPARE_ONLY ?? "search,list,read,json,cli,overhead").split(",");
 const WRITE = !process.argv.includes("--no-write");
 const DOC = path.join(REPO, "docs", "benchmarks.md");
 const START = "<!-- bench:compare start -->";
@@ -299,10 +302,68 @@ async function jsonRows() {
   }
   return [
     [
-      `json_read, every \`$[*].id\` of 100 MiB JSONL (${data.records} values, ${pages} pages of 1,000)`,
+      `json walk: json_read, every \`$[*].id\` of 100 MiB JSONL (${data.records} values, ${pages} pages of 1,000)`,
       `\`jq -c .id\` ${fmtMs(s.m("jq"))}`,
       fmtMs(s.m("pagewise")),
       ratio(s.m("pagewise"), s.m("jq")),
+      "≤ ×1.2",
+    ],
+  ];
+}
+
+/** Runs of a whole process for CLI start-up; more than REPS, since each is short. */
+const CLI_START_RUNS = Math.max(15, REPS * 5);
+
+/**
+ * The terminal command's start and its JSON stream, each process timed from spawn to exit, the
+ * commands interleaved (A B C A B C …).
+ */
+async function cliRows() {
+  const bin = path.join(REPO, "bin", "pagewise.js");
+  const tree = path.join(DATA_DIR, "compare-cli");
+  mkdirSync(tree, { recursive: true });
+  for (let i = 0; i < 20; i++)
+    writeFileSync(path.join(tree, `f${i}.log`), `line ${i}\n`.repeat(50));
+  const env = "PAGEWISE_CURSOR_KEY=bench-compare-cli-key-0123456789";
+  const node = `${env} ${process.execPath}`;
+  const starts = [
+    ["node", `${process.execPath} -e 0`],
+    ["version", `${node} ${bin} --version`],
+    ["read", `${node} ${bin} read f0.log --raw`],
+    ["tail", `${node} ${bin} tail f0.log --raw`],
+    ["list", `${node} ${bin} list . --raw`],
+  ];
+  const s = collector();
+  for (let rep = 0; rep < CLI_START_RUNS; rep++) {
+    if (rep % 5 === 0)
+      log(`cli start run ${rep + 1}/${CLI_START_RUNS} (load ${os.loadavg()[0].toFixed(1)})`);
+    for (const [key, cmd] of starts) s.add(key, timeShell(`${cmd} > /dev/null`, tree).ms);
+  }
+  const data = await ensureJson("orders-100MiB.jsonl", 100 * MiB, "jsonl");
+  const root = path.dirname(data.file);
+  for (let rep = 0; rep < REPS; rep++) {
+    log(`json stream rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
+    s.add("jq", timeShell(`jq -c .id ${data.name} > /dev/null`, root).ms);
+    s.add("stream", timeShell(`${node} ${bin} json ${data.name} '$[*].id' > /dev/null`, root).ms);
+  }
+  const ref = `\`node -e 0\` ${fmtMs(s.m("node"))}`;
+  const start = (what, key, target) => [
+    what,
+    ref,
+    `${fmtMs(s.m(key))} (+${fmtMs(s.m(key) - s.m("node"))})`,
+    ratio(s.m(key), s.m("node")),
+    target,
+  ];
+  return [
+    start("CLI start, `pagewise --version`", "version", "≤ +40 ms"),
+    start("CLI start, `pagewise read FILE` (one small page)", "read", "≤ +80 ms"),
+    start("CLI start, `pagewise tail FILE`", "tail", "≤ +80 ms"),
+    start("CLI start, `pagewise list DIR` (20 files)", "list", "≤ +80 ms"),
+    [
+      `CLI \`json\` into a pipe, every \`$[*].id\` of 100 MiB JSONL (${data.records} values)`,
+      `\`jq -c .id\` ${fmtMs(s.m("jq"))}`,
+      fmtMs(s.m("stream")),
+      ratio(s.m("stream"), s.m("jq")),
       "≤ ×1",
     ],
   ];
@@ -383,6 +444,7 @@ const groups = {
   list: listRows,
   read: readRows,
   json: jsonRows,
+  cli: cliRows,
   overhead: overheadRows,
 };
 const rows = [];

@@ -306,14 +306,14 @@ describe("tail over stdio", () => {
   it("CLI: pagewise tail FILE --grep P --before C prints the same JSON pages", async () => {
     const options = { cwd: dir, env: { PAGEWISE_CURSOR_KEY: "tail-e2e-test-key-0123456789" } };
     const first = await runCli(
-      ["tail", "app.log", "--root", dir, "--max-tokens", "500", "--grep", "WARN"],
+      ["tail", "app.log", "--root", dir, "--max-tokens", "500", "--grep", "WARN", "--json"],
       options,
     );
     expect(first.status, first.stderr).toBe(0);
     const page = JSON.parse(first.stdout);
     expect(page.items.at(-1).text).toBe(lines.filter((l) => l.includes("WARN")).at(-1));
     const second = await runCli(
-      ["tail", "--root", dir, "--max-tokens", "500", "--before", page.earlier_cursor],
+      ["tail", "--root", dir, "--max-tokens", "500", "--before", page.earlier_cursor, "--json"],
       options,
     );
     expect(second.status, second.stderr).toBe(0);

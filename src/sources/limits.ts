@@ -129,6 +129,16 @@ export const LINE_INDEX_VERSIONS = 64;
 export const JSON_VALUE_WINDOW_BYTES = 256 * 1024;
 /** Bytes read per step when compacting a value too large for one read (it stops at the cap). */
 export const JSON_COMPACT_CHUNK_BYTES = 64 * 1024;
+/**
+ * `json_read` keeps the engine of this many walks, each where its last page ended, for the call
+ * that brings that page's cursor (json-pages/continuations.ts); each holds an open descriptor and a
+ * value window (JSON_VALUE_WINDOW_BYTES).
+ */
+export const JSON_CONTINUATIONS = 4;
+/** A kept engine nobody continued within this long is closed. */
+export const JSON_CONTINUATION_TTL_MS = 30_000;
+/** A JSON stream (`pagewise json` into a pipe) sends its lines in buffers this large. */
+export const JSON_STREAM_BUFFER_BYTES = 64 * 1024;
 
 // --- json_open handles ---
 

@@ -21,8 +21,19 @@ import {
 
 const ROOT_HASH_BYTES = 3;
 
+/** Root hashes by directory. Perf: every cursor written or read names its root (a SHA-256 each). */
+const rootHashes = new Map<string, Uint8Array>();
+/** Roots whose hashes are kept; past it the memo starts again (roots are few and long-lived). */
+const ROOT_HASHES_KEPT = 1024;
+
 function rootHash(dir: string): Uint8Array {
-  return createHash("sha256").update(dir).digest().subarray(0, ROOT_HASH_BYTES);
+  let hash = rootHashes.get(dir);
+  if (hash === undefined) {
+    if (rootHashes.size >= ROOT_HASHES_KEPT) rootHashes.clear();
+    hash = createHash("sha256").update(dir).digest().subarray(0, ROOT_HASH_BYTES);
+    rootHashes.set(dir, hash);
+  }
+  return hash;
 }
 
 export interface FileRef {
