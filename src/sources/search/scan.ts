@@ -12,11 +12,18 @@
  * A continuation (`after` window) walks only from the cursor's file on (resume-walk.ts).
  *
  * Per file: open (through a confined directory descriptor, confine.ts), fstat, one read when the
- * file fits a chunk, close. Lines are found by byte search: a required literal (`Buffer.indexOf`)
- * or the RE2 program run over the chunk's bytes finds candidate lines, and only those are decoded
- * and matched. Memory: one chunk plus the longest line (≤ MAX_SEARCH_LINE_BYTES) at a time.
+ * file fits a chunk, close. Candidate lines are found before anything is matched: a required
+ * literal (`Buffer.indexOf` on the bytes), the linear engine's multi-line program over blocks of
+ * the raw bytes, or V8's multi-line pre-scan over the decoded chunk; only candidates are matched
+ * alone. Once the page's window is full, an exact total only counts: matches are not located or
+ * built, and a pattern whose matches stay inside lines is counted over a whole chunk in one pass.
+ *
+ * Memory, whatever the file: the read buffer (two chunks), plus, for a pattern whose matches can
+ * be long or with `context`, the line being matched held up to MAX_SEARCH_LINE_BYTES (a longer
+ * one skips the file once that much is read). A line longer than the buffer is matched a window
+ * at a time when every match is short (`reachUnits`), so it is never held whole.
  */
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { type BigIntStats, closeSync, fstatSync, readSync } from "node:fs";
 import { identityKey, PagewiseError } from "../../core/index.js";
@@ -27,8 +34,9 @@ import {
   type CompiledPattern,
   chunkMatcher,
   compileGlob,
-  type LineMatcher,
   lineMatcher,
+  literalCounter,
+  type Matcher,
 } from "../pattern/index.js";
 import { countNewlineBytes } from "../shared/byte-source.js";
 import { compareCodePoints, type WalkEntry, walk } from "../walk/index.js";
@@ -153,6 +161,8 @@ export interface ScanResult {
   bytesRead: number;
   /** Directory descriptors opened for confinement (counted, for tests). */
   dirsOpened: number;
+  /** The largest read buffer the scan held, in bytes (counted, for tests; one scan, not merged). */
+  bufferBytes?: number;
 }
 
 export interface ScanHooks {
@@ -202,6 +212,19 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
   return scanner.result(complete && job.window.kind === "offset", opener.dirsOpened);
 }
 
+/** Bytes of whole lines the linear engine's multi-line pre-scan asks about at once. */
+const BLOCK_BYTES = 16 * 1024;
+
+/** Where a long line's matching stands between its windows. */
+interface LongLine {
+  /** Absolute offset of the line's first byte. */
+  readonly start: number;
+  /** Code points of the line before the search's resume position. */
+  cpAtFrom: number;
+  /** Matches of the line so far. */
+  ordinal: number;
+}
+
 /** One scan's state: the window, the items collected, counts; one file at a time. */
 class Scanner {
   readonly skipped: ScanSkipped = {
@@ -220,12 +243,26 @@ class Scanner {
   /** Characters of the collected items' paths, texts and leading context: a lower bound of their page. */
   private itemChars = 0;
   private buf = Buffer.allocUnsafe(SEARCH_CHUNK_BYTES * 2);
-  private readonly re: LineMatcher;
-  /** Finds candidate lines in a chunk's bytes (context 0 only): a literal or the RE2 program. */
+  private readonly re: Matcher;
+  /** The linear engine answers "any match?" much faster than "where?": asked first per line. */
+  private readonly testFirst: boolean;
+  /** Finds candidate lines in a chunk's bytes (context 0 only): a literal every match contains. */
   private readonly literalBytes: Buffer | undefined;
-  private readonly bytePre: ByteMatcher | undefined;
-  /** The JavaScript engine's pre-scan over a chunk's decoded text. */
-  private readonly textPre: LineMatcher | undefined;
+  /** The linear engine over raw bytes: candidate lines, and counts without decoding. */
+  private readonly bytes: ByteMatcher | undefined;
+  /** V8's pre-scan over a chunk's decoded text (context 0 only). */
+  private readonly textPre: RegExp | undefined;
+  /** Counts a plain literal's matches on the raw bytes (lines-local literals). */
+  private readonly literalCount: ((bytes: Buffer, from: number, to: number) => number) | undefined;
+  /** The region V8's pre-scan reads as Latin-1 (ASCII text, or a pattern that matches ASCII only). */
+  private regionText = "";
+  /** V8's engine for counting a long line's windows (`test` moves past a match without building it). */
+  private readonly counter: RegExp | undefined;
+  /**
+   * Lines longer than the buffer are matched a window at a time, never held whole: context 0 and
+   * matches of a bounded length (the pattern's `reachUnits`).
+   */
+  private readonly streamable: boolean;
   private readonly after: MatchPosition | undefined;
   private readonly offsetStart: number;
   private readonly limit: number;
@@ -248,15 +285,19 @@ class Scanner {
   ) {
     const p = job.pattern;
     this.re = lineMatcher(p);
+    this.testFirst = p.engine === "linear";
     const byteScan = job.context === 0;
     this.literalBytes =
       byteScan && p.literal.length >= 2 ? Buffer.from(p.literal, "utf8") : undefined;
-    this.bytePre =
-      byteScan && !this.literalBytes && p.engine === "re2" ? byteMatcher(p) : undefined;
-    this.textPre =
-      byteScan && !this.literalBytes && p.engine === "js" && p.prefilter
-        ? chunkMatcher(p)
-        : undefined;
+    this.bytes = p.engine === "linear" ? byteMatcher(p) : undefined;
+    this.textPre = byteScan && p.engine !== "linear" && p.prefilter ? chunkMatcher(p) : undefined;
+    this.literalCount = p.lineLocal ? literalCounter(p) : undefined;
+    this.streamable =
+      byteScan &&
+      p.engine === "bounded" &&
+      p.reachUnits > 0 &&
+      streamMargin(p.reachUnits, job.maxChars) <= SEARCH_CHUNK_BYTES / 2;
+    this.counter = this.streamable && !p.nullable ? new RegExp(p.source, p.flags) : undefined;
     const w = job.window;
     this.after = w.kind === "after" ? w.after : undefined;
     this.offsetStart = w.kind === "offset" ? w.offset : 0;
@@ -279,6 +320,19 @@ class Scanner {
     return this.job.stopEarly && this.pageFull() && this.seen() > this.items.length;
   }
 
+  /**
+   * Every later match of this scan lies past its window, and no item waits for context: only the
+   * count is left to find (an exact total), so matches are counted without being located or built.
+   */
+  private countOnly(): boolean {
+    return (
+      !this.after &&
+      !this.job.stopEarly &&
+      this.pending.length === 0 &&
+      this.total + this.fileCount >= this.offsetStart + this.limit
+    );
+  }
+
   result(complete: boolean, dirsOpened: number): ScanResult {
     return {
       counted: this.total,
@@ -289,6 +343,7 @@ class Scanner {
       filesRead: this.filesRead,
       bytesRead: this.bytesRead,
       dirsOpened,
+      bufferBytes: this.buf.length,
     };
   }
 
@@ -365,7 +420,10 @@ class Scanner {
 
   /**
    * Reads the file from `position` in chunks and hands whole lines on. Perf: a file that fits a
-   * chunk is read with one call (a short read of a regular file is its end).
+   * chunk is read with one call (a short read of a regular file is its end). Memory: the buffer
+   * holds one chunk and the line being read; a line longer than the buffer is matched in windows
+   * when the pattern allows it (streamLine), else held up to MAX_SEARCH_LINE_BYTES, past which
+   * the file is skipped before the line is read further.
    */
   private readFile(fd: number, size: number, position: number): "ok" | "binary" | "long" {
     let len = 0;
@@ -373,8 +431,18 @@ class Scanner {
     for (;;) {
       this.hooks.signal?.throwIfAborted();
       if (len === this.buf.length) {
+        // The buffer holds part of one line and nothing else.
+        if (this.streamable) {
+          const rest = this.streamLine(fd, position, len);
+          if (rest === "binary") return rest;
+          ({ position, len } = rest);
+          if (this.done() && this.pending.length === 0) return "ok";
+          continue;
+        }
         if (this.buf.length >= MAX_SEARCH_LINE_BYTES + SEARCH_CHUNK_BYTES) return "long";
-        const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+        const bigger = Buffer.allocUnsafe(
+          Math.min(this.buf.length * 2, MAX_SEARCH_LINE_BYTES + SEARCH_CHUNK_BYTES),
+        );
         this.buf.copy(bigger, 0, 0, len);
         this.buf = bigger;
       }
@@ -398,7 +466,7 @@ class Scanner {
       else {
         const lastNl = this.buf.lastIndexOf(NEWLINE, len - 1);
         if (lastNl < 0) {
-          if (len > MAX_SEARCH_LINE_BYTES) return "long";
+          if (!this.streamable && len > MAX_SEARCH_LINE_BYTES) return "long";
           continue;
         }
         end = lastNl + 1;
@@ -406,10 +474,7 @@ class Scanner {
       if (end > 0) {
         const region = this.buf.subarray(0, end);
         if (!isUtf8(region)) return "binary";
-        const base = position - len;
-        const fast = this.literalBytes !== undefined || this.bytePre !== undefined;
-        if (fast) this.scanBytes(region, base, eof);
-        else this.scanText(region, base);
+        this.scanRegion(region, position - len, eof);
       }
       if (this.done() && this.pending.length === 0) return "ok";
       if (eof) return "ok";
@@ -418,27 +483,43 @@ class Scanner {
     }
   }
 
+  /** Whole lines of the file (valid UTF-8), at absolute offset `base`. */
+  private scanRegion(region: Buffer, base: number, last: boolean): void {
+    if (this.countOnly()) this.countLines(region, 0);
+    else if (this.job.context === 0 && (this.literalBytes || this.bytes)) {
+      this.scanBytes(region, base, last);
+    } else if (this.textPre && (this.job.pattern.asciiOnly || isAscii(region))) {
+      // Perf: the pre-scan reads a Latin-1 copy, whose offsets are the bytes'; only candidate
+      // lines are decoded.
+      this.regionText = region.toString("latin1");
+      this.scanBytes(region, base, last);
+      this.regionText = "";
+    } else this.scanText(region, base);
+  }
+
   /**
-   * Perf: the hot path for context 0. Candidate lines are found by a byte search over the whole
-   * region; lines are counted only up to a candidate (or to the region's end when more of the
-   * file follows), and only candidate lines are decoded and matched.
+   * The region's text for V8 from `from` on. Perf: ASCII needs no decoding (a Latin-1 copy is the
+   * same text); for counting only, neither does any text when the pattern matches ASCII only.
+   */
+  private textOf(region: Buffer, from: number, countOnly: boolean): string {
+    const ascii = (countOnly && this.job.pattern.asciiOnly) || isAscii(region.subarray(from));
+    return region.toString(ascii ? "latin1" : "utf8", from);
+  }
+
+  /**
+   * Perf: the hot path for context 0. Candidate lines are found on the raw bytes (a literal, or
+   * the linear engine's multi-line pre-scan); lines are counted only up to a candidate (or to the
+   * region's end when more of the file follows), and only candidate lines are decoded and matched.
    */
   private scanBytes(region: Buffer, base: number, last: boolean): void {
     const end = region.length;
     let b = 0;
     while (b < end) {
-      let idx: number;
-      if (this.literalBytes) idx = region.indexOf(this.literalBytes, b);
-      else {
-        this.bytePre!.lastIndex = b;
-        const m = this.bytePre!.exec(region);
-        idx = m === null ? -1 : m.index;
-      }
-      if (idx < 0) {
+      const ls = this.nextCandidate(region, b);
+      if (ls < 0) {
         if (!last) this.lineNo += countNewlineBytes(region, b, end);
         return;
       }
-      const ls = idx === 0 ? 0 : region.lastIndexOf(NEWLINE, idx - 1) + 1;
       if (ls > b) this.lineNo += countNewlineBytes(region, b, ls);
       let le = region.indexOf(NEWLINE, ls);
       const terminated = le >= 0;
@@ -449,12 +530,84 @@ class Scanner {
       if (this.done()) return;
       b = terminated ? le + 1 : end;
       this.lineNo++;
+      if (this.countOnly()) {
+        this.countLines(region, b);
+        return;
+      }
     }
   }
 
-  /** Lines of a decoded region one by one, with context and the JavaScript pre-scan. */
+  /** The start of the first line at or after the line start `from` that may match, or -1. */
+  private nextCandidate(region: Buffer, from: number): number {
+    if (this.literalBytes || this.regionText !== "") {
+      let idx: number;
+      if (this.literalBytes) idx = region.indexOf(this.literalBytes, from);
+      else {
+        const pre = this.textPre!;
+        pre.lastIndex = from;
+        idx = pre.exec(this.regionText)?.index ?? -1;
+      }
+      return idx <= 0 ? idx : region.lastIndexOf(NEWLINE, idx - 1) + 1;
+    }
+    const bytes = this.bytes!;
+    for (let b = from; b < region.length; ) {
+      const blockEnd = blockEndAt(region, b);
+      if (bytes.mayMatch(region.subarray(b, blockEnd))) {
+        for (let ls = b; ls < blockEnd; ) {
+          const le = lineEndAt(region, ls, blockEnd);
+          if (bytes.test(region.subarray(ls, contentEndAt(region, ls, le)))) return ls;
+          ls = le + 1;
+        }
+      }
+      b = blockEnd;
+    }
+    return -1;
+  }
+
+  /**
+   * The matches of the region's lines from the line start `from` on, counted only (countOnly).
+   * Perf: a pattern whose matches stay inside lines is counted over the whole decoded region in
+   * one pass; the linear engine counts line by line on the raw bytes, never decoding them.
+   */
+  private countLines(region: Buffer, from: number): void {
+    if (from >= region.length) return;
+    if (this.literalCount) {
+      this.fileCount += this.literalCount(region, from, region.length);
+      return;
+    }
+    if (this.bytes) {
+      this.fileCount += countLinearLines(this.bytes, region, from);
+      return;
+    }
+    if (this.literalBytes && region.indexOf(this.literalBytes, from) < 0) return;
+    this.fileCount += this.countText(this.textOf(region, from, true));
+  }
+
+  /** The matches of whole lines of decoded text (V8's engine), counted only. */
+  private countText(text: string): number {
+    if (this.job.pattern.lineLocal) return this.re.count(text);
+    const pre = this.textPre;
+    let n = 0;
+    for (let s = 0; s < text.length; ) {
+      if (pre !== undefined) {
+        pre.lastIndex = s;
+        const m = pre.exec(text);
+        if (m === null) break;
+        s = m.index === 0 ? 0 : text.lastIndexOf("\n", m.index - 1) + 1;
+      }
+      let e = text.indexOf("\n", s);
+      const terminated = e >= 0;
+      if (!terminated) e = text.length;
+      const crlf = terminated && e > s && text.charCodeAt(e - 1) === CR;
+      n += this.re.count(text.slice(s, crlf ? e - 1 : e));
+      s = e + 1;
+    }
+    return n;
+  }
+
+  /** Lines of a decoded region one by one, with context and V8's pre-scan. */
   private scanText(region: Buffer, base: number): void {
-    const text = region.toString("utf8");
+    const text = this.textOf(region, 0, false);
     const context = this.job.context;
     const pre = this.textPre;
     let s = 0;
@@ -503,7 +656,157 @@ class Scanner {
       s = terminated ? e + 1 : text.length;
       b = terminated ? be + 1 : region.length;
       this.lineNo++;
+      if (this.countOnly()) {
+        if (s < text.length) this.fileCount += this.countText(text.slice(s));
+        return;
+      }
     }
+  }
+
+  /**
+   * The rest of a line longer than the buffer, for a pattern whose matches have a bounded length:
+   * matched a window at a time and never held whole (memory: the buffer). The buffer holds the
+   * line's first `len` bytes (no terminator among them), read up to `position`; returns once the
+   * line is done, with the bytes after its terminator at the buffer's start.
+   */
+  private streamLine(
+    fd: number,
+    position: number,
+    len: number,
+  ): { position: number; len: number } | "binary" {
+    const buf = this.buf;
+    const line: LongLine = { start: position - len, cpAtFrom: 0, ordinal: 0 };
+    const firstItem = this.items.length;
+    // Text kept before the resume position: enough for a clamped item's leading part.
+    const contextBytes = contextBytesFor(this.job.maxChars);
+    let base = line.start; // absolute offset of buf[0]
+    let from = 0; // where the search resumes
+    let checked = 0; // bytes validated as UTF-8
+    let scanned = len; // bytes known to hold no line terminator
+    let eof = false;
+    for (;;) {
+      this.hooks.signal?.throwIfAborted();
+      const nl = buf.subarray(0, len).indexOf(NEWLINE, scanned);
+      if (nl >= 0 || eof) {
+        const end = nl >= 0 ? nl : len;
+        if (!isUtf8(buf.subarray(checked, end))) return "binary";
+        const contentEnd = nl > 0 && buf[nl - 1] === CR ? nl - 1 : end;
+        this.matchWindow(line, from, contentEnd, true);
+        for (let k = firstItem; k < this.items.length; k++) {
+          this.items[k]!.lineEnd = base + contentEnd;
+        }
+        const rest = nl >= 0 ? nl + 1 : len;
+        buf.copy(buf, 0, rest, len);
+        this.lineNo++;
+        return { position, len: len - rest };
+      }
+      scanned = len;
+      // No terminator yet: match what is here up to the last whole character, keep the rest.
+      let cut = len - 1;
+      while (cut > from && (buf[cut]! & 0xc0) === 0x80) cut--;
+      if (!isUtf8(buf.subarray(checked, cut))) return "binary";
+      checked = cut;
+      const resume = this.matchWindow(line, from, cut, false);
+      if (this.done()) {
+        if (this.items.length > firstItem) this.finishLine(fd, position, len, firstItem);
+        return { position, len: 0 };
+      }
+      let keep = Math.max(0, resume - contextBytes);
+      while (keep < resume && (buf[keep]! & 0xc0) === 0x80) keep++;
+      buf.copy(buf, 0, keep, len);
+      len -= keep;
+      from = resume - keep;
+      checked -= keep;
+      scanned -= keep;
+      base += keep;
+      const want = buf.length - len;
+      const n = readSync(fd, buf, len, want, position);
+      this.bytesRead += n;
+      this.hooks.tick?.(this.filesRead, this.bytesRead);
+      position += n;
+      len += n;
+      eof = n < want;
+    }
+  }
+
+  /**
+   * Matches `buf[from, end)` of a long line (decoded from `textStart` = 0, the kept context
+   * included) and returns where the search resumes. Unless the window holds the line's end
+   * (`final`), only matches that start far enough from the window's end count: the engine reads
+   * at most `reachUnits` past a match's start, and a clamped item shows `maxChars` around it, so
+   * such a match is the one the whole line has; the search resumes at the first position that
+   * is not that far.
+   */
+  private matchWindow(line: LongLine, from: number, end: number, final: boolean): number {
+    const buf = this.buf;
+    const counting = this.countOnly() && this.counter !== undefined;
+    // Perf: a Latin-1 copy where it is the same text (ASCII), or where only counts are wanted of
+    // a pattern that matches ASCII only; its offsets are the bytes'.
+    const latin1 = (counting && this.job.pattern.asciiOnly) || isAscii(buf.subarray(0, end));
+    const text = buf.toString(latin1 ? "latin1" : "utf8", 0, end);
+    const fromUnits = latin1 ? from : utf16Units(buf, 0, from);
+    const margin = Math.max(this.job.pattern.reachUnits, this.job.maxChars + 1);
+    const safeEnd = final ? text.length : text.length - margin; // last safe match start
+    let pos = fromUnits;
+    let cpIndex = fromUnits;
+    let cp = line.cpAtFrom;
+    if (counting) {
+      // Perf: `test` moves past each match without building it; a match ending at or before
+      // `safeEnd` started there too.
+      const re = this.counter!;
+      for (re.lastIndex = pos; re.test(text); pos = re.lastIndex) {
+        if (re.lastIndex > safeEnd) {
+          // It may still start early enough: ask where.
+          re.lastIndex = pos;
+          const m = re.exec(text)!;
+          if (m.index > safeEnd) break;
+          re.lastIndex = m.index + m[0]!.length;
+        }
+        this.fileCount++;
+      }
+    } else {
+      const re = this.re;
+      re.reset(text);
+      while (pos <= text.length && re.find(pos) && re.start <= safeEnd) {
+        const idx = re.start;
+        const mlen = re.end - idx;
+        pos = mlen > 0 ? re.end : re.end + (isPairAt(text, idx) ? 2 : 1);
+        const ordinal = line.ordinal++;
+        if (this.wanted(line.start, ordinal)) {
+          cp += codePoints(text, cpIndex, idx);
+          cpIndex = idx;
+          this.collect(text, idx, mlen, cp + 1, line.start, -1, this.lineNo, ordinal, final);
+        }
+        if (this.done()) return from;
+      }
+    }
+    let resume = final ? text.length : Math.max(pos, safeEnd + 1);
+    if (resume > pos && isLowAt(text, resume) && isHighAt(text, resume - 1)) resume--;
+    resume = Math.min(resume, text.length);
+    line.cpAtFrom = cp + codePoints(text, cpIndex, resume);
+    return latin1 ? resume : from + Buffer.byteLength(text.slice(fromUnits, resume), "utf8");
+  }
+
+  /** Reads on to the end of a long line whose items are collected: their line cursors need it. */
+  private finishLine(fd: number, position: number, len: number, firstItem: number): void {
+    const buf = this.buf;
+    let base = position - len;
+    let nl = buf.subarray(0, len).indexOf(NEWLINE);
+    let before = -1; // the byte before buf[0]
+    while (nl < 0) {
+      this.hooks.signal?.throwIfAborted();
+      if (len > 0) before = buf[len - 1]!;
+      base += len;
+      len = readSync(fd, buf, 0, buf.length, position);
+      this.bytesRead += len;
+      this.hooks.tick?.(this.filesRead, this.bytesRead);
+      position += len;
+      if (len === 0) break;
+      nl = buf.subarray(0, len).indexOf(NEWLINE);
+    }
+    let end = base + Math.max(nl, 0);
+    if (nl >= 0 && (nl > 0 ? buf[nl - 1] : before) === CR) end--;
+    for (let k = firstItem; k < this.items.length; k++) this.items[k]!.lineEnd = end;
   }
 
   private clampContext(line: string): string {
@@ -539,23 +842,28 @@ class Scanner {
   /** Every match of the line, in order; collects those in the window. Perf: the inner loop. */
   private matchLine(line: string, byteStart: number, byteEnd: number, lineNumber: number): void {
     const re = this.re;
-    re.lastIndex = 0;
+    if (this.testFirst && !re.test(line)) return;
+    re.reset(line);
     let ordinal = 0;
     let cpIndex = 0;
     let cpCount = 0;
-    for (let m = re.exec(line); m !== null; m = re.exec(line)) {
-      const idx = m.index;
-      const mlen = m[0]!.length;
-      if (mlen === 0) re.lastIndex = idx + (isPairAt(line, idx) ? 2 : 1);
+    for (let from = 0; from <= line.length && re.find(from); ) {
+      const idx = re.start;
+      const mlen = re.end - idx;
+      from = mlen > 0 ? re.end : re.end + (isPairAt(line, idx) ? 2 : 1);
       if (this.wanted(byteStart, ordinal++)) {
         cpCount += codePoints(line, cpIndex, idx);
         cpIndex = idx;
         this.collect(line, idx, mlen, cpCount + 1, byteStart, byteEnd, lineNumber, ordinal - 1);
       }
-      if (this.done() || re.lastIndex > line.length) break;
+      if (this.done()) break;
     }
   }
 
+  /**
+   * Collects the match at `idx` of `line` (or of a long line's window, `complete` false: the text
+   * does not reach the line's end, and `byteEnd` is set once it is known).
+   */
   private collect(
     line: string,
     idx: number,
@@ -565,6 +873,7 @@ class Scanner {
     byteEnd: number,
     lineNumber: number,
     ordinal: number,
+    complete = true,
   ): void {
     const ring = this.ring;
     const maxChars = this.job.maxChars;
@@ -583,16 +892,17 @@ class Scanner {
       fileTag: this.tag(),
       fileOrdinal: this.fileOrdinal,
     };
-    if (line.length > maxChars) {
+    if (line.length > maxChars || !complete) {
+      const centred = idx - ((maxChars - mlen) >> 1);
       let start =
         mlen >= maxChars
           ? idx
-          : Math.max(0, Math.min(idx - ((maxChars - mlen) >> 1), line.length - maxChars));
+          : Math.max(0, complete ? Math.min(centred, line.length - maxChars) : centred);
       if (start > 0 && isLowAt(line, start) && isHighAt(line, start - 1)) start--;
       const end = start + codeUnitFloor(line.slice(start, start + maxChars + 1), maxChars);
       match.text = line.slice(start, end);
       match.truncated = true;
-      match.textColumn = codePoints(line, 0, start) + 1;
+      match.textColumn = column - codePoints(line, start, idx);
     }
     if (this.job.context > 0) {
       match.before = ring.map((r) => r.text);
@@ -604,6 +914,67 @@ class Scanner {
     this.itemChars += match.path.length + match.text.length;
     for (const b of match.before ?? []) this.itemChars += b.length;
   }
+}
+
+/** Bytes a long line's window keeps before where its search resumes (a clamped item's lead). */
+function contextBytesFor(maxChars: number): number {
+  return 4 * (maxChars + 2);
+}
+
+/**
+ * What a long line's window holds besides new text: the kept context, and the units a match
+ * needs after its start (its reach, or the clamped item's text). Streaming needs it to be small
+ * beside the buffer, so that each window makes progress.
+ */
+function streamMargin(reachUnits: number, maxChars: number): number {
+  return contextBytesFor(maxChars) + 4 * Math.max(reachUnits, maxChars + 1);
+}
+
+/** The end of a block of whole lines starting at `from` (about BLOCK_BYTES). */
+function blockEndAt(region: Buffer, from: number): number {
+  if (from + BLOCK_BYTES >= region.length) return region.length;
+  const nl = region.indexOf(NEWLINE, from + BLOCK_BYTES);
+  return nl < 0 ? region.length : nl + 1;
+}
+
+/** The index of the terminator of the line starting at `from` (`to` when it has none before). */
+function lineEndAt(region: Buffer, from: number, to: number): number {
+  const nl = region.indexOf(NEWLINE, from);
+  return nl < 0 || nl >= to ? to : nl;
+}
+
+/** The end of a line's content: its terminator without a `\r` before it. */
+function contentEndAt(region: Buffer, from: number, terminator: number): number {
+  return terminator < region.length && terminator > from && region[terminator - 1] === CR
+    ? terminator - 1
+    : terminator;
+}
+
+/** Matches of every line of `region[from..]`, counted on the raw bytes by the linear engine. */
+function countLinearLines(bytes: ByteMatcher, region: Buffer, from: number): number {
+  let n = 0;
+  for (let b = from; b < region.length; ) {
+    const blockEnd = blockEndAt(region, b);
+    if (bytes.mayMatch(region.subarray(b, blockEnd))) {
+      for (let ls = b; ls < blockEnd; ) {
+        const le = lineEndAt(region, ls, blockEnd);
+        n += bytes.count(region.subarray(ls, contentEndAt(region, ls, le)));
+        ls = le + 1;
+      }
+    }
+    b = blockEnd;
+  }
+  return n;
+}
+
+/** UTF-16 units of the valid UTF-8 `bytes[from, to)`. */
+function utf16Units(bytes: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const b = bytes[i]!;
+    if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
+  }
+  return n;
 }
 
 function isHighAt(s: string, i: number): boolean {
