@@ -11,7 +11,13 @@ import { isPagewiseError } from "../../core/index.js";
 import { countTurns } from "../../core/test-support/turns.js";
 import { analyzePattern, type PatternNode, parsePattern } from "./analysis.js";
 import { compileGlob } from "./glob.js";
-import { compilePattern, lineMatcher, type Matcher, requiredLiteral } from "./index.js";
+import {
+  compilePattern,
+  lineMatcher,
+  literalCounter,
+  type Matcher,
+  requiredLiteral,
+} from "./index.js";
 import { compileLinear, setLinearEngineLoader } from "./linear.js";
 import { re2Weight, toRe2Source } from "./re2-source.js";
 import { grepsInThread, recordFilter } from "./record-filter.js";
@@ -465,6 +471,41 @@ describe("re2js and V8 agree on what is sent to re2js", () => {
     expect([m.start, m.end]).toEqual([5, 8]);
     expect(m.find(8)).toBe(false);
     expect(compileLinear("\\x{41}", true).test("a")).toBe(true);
+  });
+});
+
+describe("counting a plain literal on the raw bytes", () => {
+  it("property: the count equals V8's over the decoded text, from any offset, either case mode", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("e", "E", "x", "ab", "aBa", "a.b", "é", "ee", "KS"),
+        fc.array(
+          fc.constantFrom("e", "E", "a", "b", "B", ".", "é", "x", "X", "k", "K", "\u212A", "ee"),
+          {
+            maxLength: 80,
+          },
+        ),
+        fc.nat(7),
+        fc.constantFrom("smart", "sensitive", "insensitive") as fc.Arbitrary<
+          "smart" | "sensitive" | "insensitive"
+        >,
+        (literal, pieces, pad, mode) => {
+          const p = compilePattern(literal, true, mode);
+          const count = literalCounter(p);
+          const text = pieces.join("");
+          const expected = jsMatches(new RegExp(p.source, p.flags), text).length;
+          if (count === undefined) {
+            // Only a case-insensitive literal that is not ASCII-only (k, s fold beyond ASCII).
+            expect(p.caseSensitive || /[^\x00-\x7f]|[ks]/i.test(literal)).toBe(true);
+            return;
+          }
+          // At an odd offset inside a larger buffer, as a chunk's region is.
+          const bytes = Buffer.concat([Buffer.alloc(pad, 0x2e), Buffer.from(text)]);
+          expect(count(bytes, pad, bytes.length), `${literal} /${mode} in ${text}`).toBe(expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -123,6 +123,38 @@ describe("every read path gives each line's own matches", () => {
   });
 });
 
+describe("a chunk of many lines, decoded a piece at a time", () => {
+  it("gives the same totals and items as each line alone, every engine, ASCII or not", async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 12_000; i++) {
+      const filler = i % 3 === 0 ? "é😀 mixed" : "plain ascii text";
+      lines.push(`${i} ${filler} ${i % 7 === 0 ? "Needle ab" : "hay"} ${"x".repeat(i % 50)}`);
+    }
+    const content = `${lines.join("\n")}\n`;
+    const base = writeTree("pieces", content);
+    for (const [source, mode] of [
+      ["needle", "smart"], // bounded, ASCII only: the Latin-1 pre-scan
+      ["needle|😀", "smart"], // bounded, not ASCII only
+      ["Needle a", "smart"], // the byte literal
+      ["ab$", "smart"], // anchors: counted line by line
+      ["\\d+ é", "smart"], // linear
+      ["(?<=Needle )ab", "smart"], // lookbehind
+      ["e", "smart"], // a one-letter literal
+    ] as Array<[string, CaseMode]>) {
+      const p = compilePattern(source, false, mode);
+      const expected = reference(content, p);
+      for (const offset of [0, Math.floor(expected.length / 2)]) {
+        const r = await runScan(job(base, p, { kind: "offset", offset, limit: 50 }));
+        expect(r.counted, source).toBe(expected.length);
+        expect(
+          r.items.map((m) => [m.line, m.column, m.text]),
+          source,
+        ).toEqual(expected.slice(offset, offset + 50).map((m) => [m.line, m.column, m.text]));
+      }
+    }
+  });
+});
+
 /** A file of `lines` joined by `\n`, written once. */
 function writeTree(name: string, content: string | Buffer): string {
   const base = path.join(dir, name);

@@ -14,14 +14,17 @@
  * Per file: open (through a confined directory descriptor, confine.ts), fstat, one read when the
  * file fits a chunk, close. Candidate lines are found before anything is matched: a required
  * literal (`Buffer.indexOf` on the bytes), the linear engine's multi-line program over blocks of
- * the raw bytes, or V8's multi-line pre-scan over the decoded chunk; only candidates are matched
- * alone. Once the page's window is full, an exact total only counts: matches are not located or
- * built, and a pattern whose matches stay inside lines is counted over a whole chunk in one pass.
+ * the raw bytes, or V8's multi-line pre-scan over the chunk (a Latin-1 copy of its bytes when the
+ * pattern matches ASCII only, else decoded a piece at a time); only candidates are matched alone.
+ * Once the page's window is full, an exact total only counts: matches are not located or built,
+ * and a pattern whose matches stay inside lines is counted over a whole piece in one pass.
  *
- * Memory, whatever the file: the read buffer (two chunks), plus, for a pattern whose matches can
- * be long or with `context`, the line being matched held up to MAX_SEARCH_LINE_BYTES (a longer
- * one skips the file once that much is read). A line longer than the buffer is matched a window
- * at a time when every match is short (`reachUnits`), so it is never held whole.
+ * Memory, whatever the file (docs/list-search.md, "Memory per search"): the read buffer (two
+ * chunks) and one piece of decoded text, plus, for a pattern whose matches can be long or with
+ * `context`, the line being matched held up to MAX_SEARCH_LINE_BYTES (a longer one skips the file
+ * once that much is read). A line longer than the buffer is matched a window at a time when every
+ * match is short (`reachUnits`), so it is never held whole. Collected items are copies, so that
+ * none keeps a chunk's or a window's text alive.
  */
 import { isAscii, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -212,8 +215,29 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
   return scanner.result(complete && job.window.kind === "offset", opener.dirsOpened);
 }
 
+/**
+ * Bytes of whole lines decoded into one string at a time. Perf: V8 makes a string of 128 KiB or more
+ * in its large-object space, ~100 times slower than a young one (5 ms against 30 µs for 64 KiB of
+ * ASCII here): chunks are decoded in pieces below that.
+ */
+const PIECE_BYTES = 64 * 1024;
+
+/** The end of a piece of whole lines starting at `from` (about PIECE_BYTES, or one longer line). */
+function pieceEndAt(region: Buffer, from: number): number {
+  if (from + PIECE_BYTES >= region.length) return region.length;
+  const nl = region.lastIndexOf(NEWLINE, from + PIECE_BYTES - 1);
+  if (nl >= from) return nl + 1;
+  const next = region.indexOf(NEWLINE, from + PIECE_BYTES);
+  return next < 0 ? region.length : next + 1;
+}
+
 /** Bytes of whole lines the linear engine's multi-line pre-scan asks about at once. */
 const BLOCK_BYTES = 16 * 1024;
+/**
+ * Bytes of a long line decoded and matched at once: a piece (see PIECE_BYTES), large beside what a
+ * window keeps around a match.
+ */
+const WINDOW_BYTES = PIECE_BYTES;
 
 /** Where a long line's matching stands between its windows. */
 interface LongLine {
@@ -254,8 +278,18 @@ class Scanner {
   private readonly textPre: RegExp | undefined;
   /** Counts a plain literal's matches on the raw bytes (lines-local literals). */
   private readonly literalCount: ((bytes: Buffer, from: number, to: number) => number) | undefined;
-  /** The region V8's pre-scan reads as Latin-1 (ASCII text, or a pattern that matches ASCII only). */
-  private regionText = "";
+  /**
+   * V8's pre-scan may read the bytes as Latin-1, not decoded, to find candidate lines: the pattern
+   * matches ASCII only (context 0, pre-scan allowed).
+   */
+  private readonly latin1Pre: boolean;
+  /** The piece of the region that pre-scan last read. */
+  private readonly piece: { region: Buffer; start: number; end: number; text: string } = {
+    region: Buffer.alloc(0),
+    start: 0,
+    end: 0,
+    text: "",
+  };
   /** V8's engine for counting a long line's windows (`test` moves past a match without building it). */
   private readonly counter: RegExp | undefined;
   /**
@@ -292,11 +326,12 @@ class Scanner {
     this.bytes = p.engine === "linear" ? byteMatcher(p) : undefined;
     this.textPre = byteScan && p.engine !== "linear" && p.prefilter ? chunkMatcher(p) : undefined;
     this.literalCount = p.lineLocal ? literalCounter(p) : undefined;
+    this.latin1Pre = this.textPre !== undefined && p.asciiOnly;
     this.streamable =
       byteScan &&
       p.engine === "bounded" &&
       p.reachUnits > 0 &&
-      streamMargin(p.reachUnits, job.maxChars) <= SEARCH_CHUNK_BYTES / 2;
+      streamMargin(p.reachUnits, job.maxChars) <= WINDOW_BYTES / 2;
     this.counter = this.streamable && !p.nullable ? new RegExp(p.source, p.flags) : undefined;
     const w = job.window;
     this.after = w.kind === "after" ? w.after : undefined;
@@ -486,24 +521,31 @@ class Scanner {
   /** Whole lines of the file (valid UTF-8), at absolute offset `base`. */
   private scanRegion(region: Buffer, base: number, last: boolean): void {
     if (this.countOnly()) this.countLines(region, 0);
-    else if (this.job.context === 0 && (this.literalBytes || this.bytes)) {
+    else if (this.job.context === 0 && (this.literalBytes || this.bytes || this.latin1Pre)) {
       this.scanBytes(region, base, last);
-    } else if (this.textPre && (this.job.pattern.asciiOnly || isAscii(region))) {
-      // Perf: the pre-scan reads a Latin-1 copy, whose offsets are the bytes'; only candidate
-      // lines are decoded.
-      this.regionText = region.toString("latin1");
-      this.scanBytes(region, base, last);
-      this.regionText = "";
-    } else this.scanText(region, base);
+    } else {
+      // Perf: decoded a piece at a time (see PIECE_BYTES).
+      for (let from = 0; from < region.length; ) {
+        const to = pieceEndAt(region, from);
+        if (this.countOnly()) {
+          this.countLines(region, from);
+          return;
+        }
+        this.scanText(region.subarray(from, to), base + from);
+        if (this.done() && this.pending.length === 0) return;
+        from = to;
+      }
+    }
   }
 
   /**
-   * The region's text for V8 from `from` on. Perf: ASCII needs no decoding (a Latin-1 copy is the
-   * same text); for counting only, neither does any text when the pattern matches ASCII only.
+   * The region's text for V8 from `from` to `to`. Perf: ASCII needs no decoding (a Latin-1 copy is
+   * the same text); for counting only, neither does any text when the pattern matches ASCII only.
    */
-  private textOf(region: Buffer, from: number, countOnly: boolean): string {
-    const ascii = (countOnly && this.job.pattern.asciiOnly) || isAscii(region.subarray(from));
-    return region.toString(ascii ? "latin1" : "utf8", from);
+  private textOf(region: Buffer, from: number, to: number, countOnly: boolean): string {
+    const bytes = region.subarray(from, to);
+    const ascii = (countOnly && this.job.pattern.asciiOnly) || isAscii(bytes);
+    return bytes.toString(ascii ? "latin1" : "utf8");
   }
 
   /**
@@ -539,15 +581,29 @@ class Scanner {
 
   /** The start of the first line at or after the line start `from` that may match, or -1. */
   private nextCandidate(region: Buffer, from: number): number {
-    if (this.literalBytes || this.regionText !== "") {
-      let idx: number;
-      if (this.literalBytes) idx = region.indexOf(this.literalBytes, from);
-      else {
-        const pre = this.textPre!;
-        pre.lastIndex = from;
-        idx = pre.exec(this.regionText)?.index ?? -1;
-      }
+    if (this.literalBytes) {
+      const idx = region.indexOf(this.literalBytes, from);
       return idx <= 0 ? idx : region.lastIndexOf(NEWLINE, idx - 1) + 1;
+    }
+    if (this.latin1Pre) {
+      // V8's pre-scan over a Latin-1 copy of a piece (whose offsets are the bytes').
+      const pre = this.textPre!;
+      const piece = this.piece;
+      for (let b = from; b < region.length; b = piece.end) {
+        if (piece.region !== region || b < piece.start || b >= piece.end) {
+          piece.region = region;
+          piece.start = b;
+          piece.end = pieceEndAt(region, b);
+          piece.text = region.toString("latin1", b, piece.end);
+        }
+        pre.lastIndex = b - piece.start;
+        const m = pre.exec(piece.text);
+        if (m !== null) {
+          const idx = piece.start + m.index;
+          return idx === 0 ? 0 : region.lastIndexOf(NEWLINE, idx - 1) + 1;
+        }
+      }
+      return -1;
     }
     const bytes = this.bytes!;
     for (let b = from; b < region.length; ) {
@@ -580,7 +636,11 @@ class Scanner {
       return;
     }
     if (this.literalBytes && region.indexOf(this.literalBytes, from) < 0) return;
-    this.fileCount += this.countText(this.textOf(region, from, true));
+    for (let b = from; b < region.length; ) {
+      const to = pieceEndAt(region, b);
+      this.fileCount += this.countText(this.textOf(region, b, to, true));
+      b = to;
+    }
   }
 
   /** The matches of whole lines of decoded text (V8's engine), counted only. */
@@ -607,7 +667,7 @@ class Scanner {
 
   /** Lines of a decoded region one by one, with context and V8's pre-scan. */
   private scanText(region: Buffer, base: number): void {
-    const text = this.textOf(region, 0, false);
+    const text = this.textOf(region, 0, region.length, false);
     const context = this.job.context;
     const pre = this.textPre;
     let s = 0;
@@ -665,9 +725,10 @@ class Scanner {
 
   /**
    * The rest of a line longer than the buffer, for a pattern whose matches have a bounded length:
-   * matched a window at a time and never held whole (memory: the buffer). The buffer holds the
-   * line's first `len` bytes (no terminator among them), read up to `position`; returns once the
-   * line is done, with the bytes after its terminator at the buffer's start.
+   * matched a window at a time and never held whole (memory: the buffer, and one window's text).
+   * The buffer holds the line's first `len` bytes (no terminator among them), read up to
+   * `position`; returns once the line is done, with the bytes after its terminator at the
+   * buffer's start.
    */
   private streamLine(
     fd: number,
@@ -677,8 +738,6 @@ class Scanner {
     const buf = this.buf;
     const line: LongLine = { start: position - len, cpAtFrom: 0, ordinal: 0 };
     const firstItem = this.items.length;
-    // Text kept before the resume position: enough for a clamped item's leading part.
-    const contextBytes = contextBytesFor(this.job.maxChars);
     let base = line.start; // absolute offset of buf[0]
     let from = 0; // where the search resumes
     let checked = 0; // bytes validated as UTF-8
@@ -687,35 +746,47 @@ class Scanner {
     for (;;) {
       this.hooks.signal?.throwIfAborted();
       const nl = buf.subarray(0, len).indexOf(NEWLINE, scanned);
-      if (nl >= 0 || eof) {
-        const end = nl >= 0 ? nl : len;
-        if (!isUtf8(buf.subarray(checked, end))) return "binary";
-        const contentEnd = nl > 0 && buf[nl - 1] === CR ? nl - 1 : end;
-        this.matchWindow(line, from, contentEnd, true);
-        for (let k = firstItem; k < this.items.length; k++) {
-          this.items[k]!.lineEnd = base + contentEnd;
+      const final = nl >= 0 || eof;
+      // Match up to the line's end, or else up to the last whole character here.
+      let limit: number;
+      if (final) limit = nl >= 0 ? (nl > 0 && buf[nl - 1] === CR ? nl - 1 : nl) : len;
+      else {
+        limit = len - 1;
+        while (limit > from && (buf[limit]! & 0xc0) === 0x80) limit--;
+      }
+      if (!isUtf8(buf.subarray(checked, final && nl >= 0 ? nl : limit))) return "binary";
+      checked = limit;
+      for (;;) {
+        const last = limit - from <= WINDOW_BYTES;
+        let end = limit;
+        if (!last) {
+          end = from + WINDOW_BYTES;
+          while ((buf[end]! & 0xc0) === 0x80) end--;
         }
+        const resume = this.matchWindow(line, this.contextStart(from), from, end, final && last);
+        if (this.done()) {
+          if (this.items.length > firstItem) {
+            if (final) this.setLineEnd(firstItem, base + limit);
+            else this.finishLine(fd, position, len, firstItem);
+          }
+          return { position, len: 0 };
+        }
+        from = resume;
+        if (last) break;
+      }
+      if (final) {
+        this.setLineEnd(firstItem, base + limit);
         const rest = nl >= 0 ? nl + 1 : len;
         buf.copy(buf, 0, rest, len);
         this.lineNo++;
         return { position, len: len - rest };
       }
       scanned = len;
-      // No terminator yet: match what is here up to the last whole character, keep the rest.
-      let cut = len - 1;
-      while (cut > from && (buf[cut]! & 0xc0) === 0x80) cut--;
-      if (!isUtf8(buf.subarray(checked, cut))) return "binary";
-      checked = cut;
-      const resume = this.matchWindow(line, from, cut, false);
-      if (this.done()) {
-        if (this.items.length > firstItem) this.finishLine(fd, position, len, firstItem);
-        return { position, len: 0 };
-      }
-      let keep = Math.max(0, resume - contextBytes);
-      while (keep < resume && (buf[keep]! & 0xc0) === 0x80) keep++;
+      // Keep what a later match may need (from `from`, and context before it), read more.
+      const keep = this.contextStart(from);
       buf.copy(buf, 0, keep, len);
       len -= keep;
-      from = resume - keep;
+      from -= keep;
       checked -= keep;
       scanned -= keep;
       base += keep;
@@ -729,24 +800,49 @@ class Scanner {
     }
   }
 
+  /** Where a long line's window text starts: a clamped item's lead before `from`, whole characters. */
+  private contextStart(from: number): number {
+    let start = Math.max(0, from - contextBytesFor(this.job.maxChars));
+    while (start < from && (this.buf[start]! & 0xc0) === 0x80) start++;
+    return start;
+  }
+
+  private setLineEnd(firstItem: number, end: number): void {
+    for (let k = firstItem; k < this.items.length; k++) this.items[k]!.lineEnd = end;
+  }
+
   /**
-   * Matches `buf[from, end)` of a long line (decoded from `textStart` = 0, the kept context
-   * included) and returns where the search resumes. Unless the window holds the line's end
-   * (`final`), only matches that start far enough from the window's end count: the engine reads
-   * at most `reachUnits` past a match's start, and a clamped item shows `maxChars` around it, so
-   * such a match is the one the whole line has; the search resumes at the first position that
-   * is not that far.
+   * Matches `buf[from, end)` of a long line (the text decoded from `textStart`: context a clamped
+   * item shows before its match) and returns where the search resumes. Unless the window holds
+   * the line's end (`final`), only matches that start far enough from the window's end count: the
+   * engine reads at most `reachUnits` past a match's start, and a clamped item shows `maxChars`
+   * around it, so such a match is the one the whole line has; the search resumes at the first
+   * position that is not that far.
    */
-  private matchWindow(line: LongLine, from: number, end: number, final: boolean): number {
+  private matchWindow(
+    line: LongLine,
+    textStart: number,
+    from: number,
+    end: number,
+    final: boolean,
+  ): number {
     const buf = this.buf;
+    if (this.countOnly() && this.literalCount && this.job.pattern.exactLiteral.length === 1) {
+      // Perf: a one-character literal cannot straddle the window's end (a character boundary):
+      // counted on the bytes, nothing decoded.
+      this.fileCount += this.literalCount(buf, from, end);
+      return end;
+    }
     const counting = this.countOnly() && this.counter !== undefined;
     // Perf: a Latin-1 copy where it is the same text (ASCII), or where only counts are wanted of
-    // a pattern that matches ASCII only; its offsets are the bytes'.
-    const latin1 = (counting && this.job.pattern.asciiOnly) || isAscii(buf.subarray(0, end));
-    const text = buf.toString(latin1 ? "latin1" : "utf8", 0, end);
-    const fromUnits = latin1 ? from : utf16Units(buf, 0, from);
+    // a pattern that matches ASCII only; its offsets are then the bytes'.
+    const ascii = isAscii(buf.subarray(textStart, end));
+    const latin1 = ascii || (counting && this.job.pattern.asciiOnly);
+    const text = buf.toString(latin1 ? "latin1" : "utf8", textStart, end);
+    const fromUnits = latin1 ? from - textStart : utf16Units(buf, textStart, from);
     const margin = Math.max(this.job.pattern.reachUnits, this.job.maxChars + 1);
     const safeEnd = final ? text.length : text.length - margin; // last safe match start
+    const cpsOf = (a: number, b: number) => (ascii ? b - a : codePoints(text, a, b));
     let pos = fromUnits;
     let cpIndex = fromUnits;
     let cp = line.cpAtFrom;
@@ -773,7 +869,7 @@ class Scanner {
         pos = mlen > 0 ? re.end : re.end + (isPairAt(text, idx) ? 2 : 1);
         const ordinal = line.ordinal++;
         if (this.wanted(line.start, ordinal)) {
-          cp += codePoints(text, cpIndex, idx);
+          cp += cpsOf(cpIndex, idx);
           cpIndex = idx;
           this.collect(text, idx, mlen, cp + 1, line.start, -1, this.lineNo, ordinal, final);
         }
@@ -783,8 +879,10 @@ class Scanner {
     let resume = final ? text.length : Math.max(pos, safeEnd + 1);
     if (resume > pos && isLowAt(text, resume) && isHighAt(text, resume - 1)) resume--;
     resume = Math.min(resume, text.length);
-    line.cpAtFrom = cp + codePoints(text, cpIndex, resume);
-    return latin1 ? resume : from + Buffer.byteLength(text.slice(fromUnits, resume), "utf8");
+    line.cpAtFrom = cp + cpsOf(cpIndex, resume);
+    return latin1
+      ? textStart + resume
+      : from + Buffer.byteLength(text.slice(fromUnits, resume), "utf8");
   }
 
   /** Reads on to the end of a long line whose items are collected: their line cursors need it. */
@@ -806,12 +904,12 @@ class Scanner {
     }
     let end = base + Math.max(nl, 0);
     if (nl >= 0 && (nl > 0 ? buf[nl - 1] : before) === CR) end--;
-    for (let k = firstItem; k < this.items.length; k++) this.items[k]!.lineEnd = end;
+    this.setLineEnd(firstItem, end);
   }
 
   private clampContext(line: string): string {
     const maxChars = this.job.maxChars;
-    return line.length <= maxChars ? line : line.slice(0, codeUnitFloor(line, maxChars));
+    return detached(line.length <= maxChars ? line : line.slice(0, codeUnitFloor(line, maxChars)));
   }
 
   private feedPending(line: string): void {
@@ -881,7 +979,7 @@ class Scanner {
       path: this.relPath,
       line: lineNumber,
       column,
-      text: line,
+      text: line.length > maxChars || !complete ? "" : detached(line),
       truncated: false,
       lineStart: byteStart,
       lineEnd: byteEnd,
@@ -900,7 +998,7 @@ class Scanner {
           : Math.max(0, complete ? Math.min(centred, line.length - maxChars) : centred);
       if (start > 0 && isLowAt(line, start) && isHighAt(line, start - 1)) start--;
       const end = start + codeUnitFloor(line.slice(start, start + maxChars + 1), maxChars);
-      match.text = line.slice(start, end);
+      match.text = detached(line.slice(start, end));
       match.truncated = true;
       match.textColumn = column - codePoints(line, start, idx);
     }
@@ -928,6 +1026,14 @@ function contextBytesFor(maxChars: number): number {
  */
 function streamMargin(reachUnits: number, maxChars: number): number {
   return contextBytesFor(maxChars) + 4 * Math.max(reachUnits, maxChars + 1);
+}
+
+/**
+ * A copy of `s` that keeps no larger string alive: V8's slices share their parent's storage, and a
+ * collected item must not hold its chunk, or a long line's window, until the page is sent.
+ */
+function detached(s: string): string {
+  return s.length < 16 ? s : Buffer.from(s, "utf16le").toString("utf16le");
 }
 
 /** The end of a block of whole lines starting at `from` (about BLOCK_BYTES). */
