@@ -213,7 +213,7 @@ describe("search over stdio", () => {
       expect(r.isError, JSON.stringify(args)).toBe(true);
       expect(r.json.error.code, JSON.stringify(args)).toBe(code);
     }
-    // What RE2 can run is answered exactly, whatever its backtracking cost would be.
+    // What the linear-time engines can run is answered exactly, whatever its backtracking cost would be.
     for (const [pattern, total] of [
       ["(a+)+$", 0],
       ["(a+)+!$", 1],
