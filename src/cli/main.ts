@@ -147,7 +147,11 @@ async function engineFrom(values: Record<string, unknown>, persistentKey: boolea
   if (!(ESTIMATOR_NAMES as readonly string[]).includes(name)) {
     throw new UsageError(`--estimator takes one of ${ESTIMATOR_NAMES.join(", ")} (got "${name}")`);
   }
-  const estimator = await createEstimator(name);
+  const estimator = await createEstimator(name).catch((err: Error) => {
+    // The exact estimators need the optional gpt-tokenizer package: a choice the user can change,
+    // not a bug, so one line saying what to install (exit status 2) instead of a stack.
+    throw new UsageError(err.message);
+  });
   const key = loadCursorKey(values["cursor-key-file"] as string | undefined, persistentKey);
   return createEngine({
     codec: new CursorCodec({ key }),
