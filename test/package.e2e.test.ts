@@ -147,6 +147,14 @@ describe("the npm package", () => {
     expect(packed.peerDependenciesMeta["gpt-tokenizer"]).toEqual({ optional: true });
   });
 
+  it("npm ci in a clone builds nothing and compiles nothing: no install script anywhere", () => {
+    expect(INSTALL_SCRIPTS.filter((s) => pkg.scripts[s] !== undefined)).toEqual([]);
+    const withScripts = Object.entries<any>(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([where]) => where);
+    expect(withScripts).toEqual([]);
+  });
+
   it("claims no Node version a production dependency refuses", () => {
     const ours = lowerBound(pkg.engines.node);
     expect(ours, pkg.engines.node).toBeDefined();

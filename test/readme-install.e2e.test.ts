@@ -130,6 +130,7 @@ afterAll(() => {
 function substituted(text: string): string {
   return text
     .replaceAll("/path/to/project", content)
+    .replaceAll("/path/to/pagewise-", `${clone}/pagewise-`)
     .replaceAll("$" + "{workspaceFolder}", content) // VS Code's variable, not a template
     .replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`);
 }
@@ -277,6 +278,18 @@ describe("the README's install commands", () => {
       const mib = statSync(bundle).size / 1024 / 1024;
       const stated = /about ([\d.]+) MiB/.exec(section(SECTION_TITLE));
       expect(Math.abs(Number(stated?.[1]) - mib), `${mib.toFixed(1)} MiB`).toBeLessThan(0.5);
+      // The tarball run in place with npx, as the section says it can be (with a cache of its
+      // own, so that runs of this test leave nothing in the user's).
+      const inPlace = /`(npx -y -p \/path\/to\/pagewise-[^`]+\.tgz pagewise)`/.exec(
+        section(SECTION_TITLE),
+      );
+      expect(inPlace, "npx -y -p /path/to/pagewise-VERSION.tgz pagewise").not.toBeNull();
+      const npx = spawnSync("sh", ["-c", `${substituted(inPlace![1]!)} --version`], {
+        cwd: work,
+        env: { ...env, npm_config_cache: path.join(work, "npx-cache") },
+        encoding: "utf8",
+      });
+      expect(npx.stdout, npx.stderr).toBe(`${version}\n`);
       // The exact tokenizers, installed as the Estimators paragraph says, count for the global
       // install (the paragraph's line ran above, being in this section).
       const counted = execFileSync(
