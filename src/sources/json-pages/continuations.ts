@@ -12,6 +12,7 @@
  * (another cursor, a second call with the same cursor, an entry expired or evicted) resumes from
  * the cursor as before, so no page depends on whether an entry was kept.
  */
+import { stat } from "node:fs/promises";
 import type { Roots } from "../../access/index.js";
 import {
   encodeResume,
@@ -108,6 +109,24 @@ export interface Continuation {
   readonly relay: SignalRelay;
 }
 
+/**
+ * Whether the canonical path the engine's file was opened by still names that file in the state
+ * its version was taken in. The open descriptor alone cannot tell: a deleted or renamed-over file
+ * stays readable through it.
+ */
+async function stillNamedByItsPath(c: Continuation): Promise<boolean> {
+  const now = await stat(c.basis.realPath, { bigint: true }).catch(() => undefined);
+  const then = c.basis.stat;
+  return (
+    now !== undefined &&
+    now.dev === then.dev &&
+    now.ino === then.ino &&
+    now.size === then.size &&
+    now.mtimeNs === then.mtimeNs &&
+    now.ctimeNs === then.ctimeNs
+  );
+}
+
 function dispose(c: Continuation): void {
   c.relay.follow(undefined);
   void c.feed.close().finally(() => closeInBackground(c.basis.close));
@@ -126,15 +145,19 @@ export class Continuations {
     return this.#entries.size;
   }
 
-  /** The engine stopped at `position`, taken out (a second call with it resumes from the cursor). */
-  take(position: WalkPosition, roots: Roots): Continuation | undefined {
+  /**
+   * The engine stopped at `position`, taken out (a second call with it resumes from the cursor),
+   * if its file is still what the cursor's path names.
+   */
+  async take(position: WalkPosition, roots: Roots): Promise<Continuation | undefined> {
     const key = positionKey(position);
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     this.#entries.delete(key);
     clearTimeout(entry.timer);
-    // Other roots (an auth file reloaded) decide confinement anew: open the file again.
-    if (entry.c.roots !== roots) {
+    // Other roots (an auth file reloaded) decide confinement anew, and a file deleted, replaced or
+    // written since must answer as the cursor would (NOT_FOUND, CONTENT_CHANGED): open it again.
+    if (entry.c.roots !== roots || !(await stillNamedByItsPath(entry.c))) {
       dispose(entry.c);
       return undefined;
     }

@@ -201,7 +201,7 @@ async function jsonReadPage(
   const continuations = options.handles.continuations;
   // Perf: the engine the previous page stopped exactly here, if it was kept (continuations.ts).
   const kept = state
-    ? continuations.take(positionOfCursor(ctx, state), ctx.caller.roots)
+    ? await continuations.take(positionOfCursor(ctx, state), ctx.caller.roots)
     : undefined;
   if (kept && state) await checkCursorFilePath(ctx.caller.roots, args.path, state.absolute!);
   const { basis, handle } = kept
