@@ -7,24 +7,37 @@
  *
  * Rows (medians of `BENCH_REPS` interleaved runs, default 3):
  * - `search` (bench/search-compare.bench.js): first page with the exact total against
- *   `rg --count-matches | awk`, first page without a total against `rg | head -100`, and a
+ *   `rg --count-matches | awk`, first page without a total against `rg | head -100`, a dense exact
+ *   count (`e` over `node_modules`, millions of matches) against `rg -i -uu --count-matches`, and a
  *   continuation at 50,000 files against one at 10,000;
  * - `list` of 100,000 files, `recursive`, `type: "file"`: the first page, and the whole walk with
  *   `limit: 1000` and the cursor alone (at the default budget and at 25,000 tokens), against
  *   `find . -type f | LC_ALL=C sort`;
- * - `read` of a 1 GiB file: the first page (the file is hashed for its version) against
- *   `sha256sum`, and `offset` to a line near the end, first and second call, against
- *   `tail -n +N | head -5`;
+ * - `read`: the first page of a 10 GiB file (1 MiB of text, then a hole made by `truncate`) and of
+ *   a 1 GiB file of real bytes, on a server that has answered a call already, against
+ *   `head -n 150`; and `offset` to a line near the end of the 1 GiB file, first and second call,
+ *   against `tail -n +N | head -5`;
  * - `json_read` of every `$[*].id` in 100 MiB of JSON Lines through the SDK client against
  *   `jq -c .id`;
+ * - CLI start: `pagewise --version`, and a one-page `read`, `tail` and `list` of a small tree,
+ *   each a process of its own, against `node -e 0`; `pagewise json FILE '$[*].id'` into a pipe
+ *   (every match, one value per line) against `jq -c .id` (cliRows, group `cli`);
  * - per-call overhead: 2,000 `read` calls of a one-line file against server-filesystem's
  *   `read_text_file`, and start-up (spawn to `tools/list` answered) against server-filesystem.
  *
  * pagewise and the peer run behind the official SDK client over stdio; times are wall times of
  * the calls (spawn excluded except for start-up). Needs `npm run build`, `rg`, `jq` (installed
- * with apt-get when absent). `BENCH_COMPARE_ONLY=search,list,read,json,overhead` picks groups.
+ * with apt-get when absent). `BENCH_COMPARE_ONLY=search,list,read,json,cli,overhead` picks groups.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureJson, ensureSourceTree } from "./data.js";
@@ -49,7 +62,7 @@ import { searchRows } from "./search-compare.bench.js";
 
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 /** Groups of rows to measure (`BENCH_COMPARE_ONLY=list,read`; default all). */
-const ONLY = (process.env.BENCH_COMPARE_ONLY ?? "search,list,read,json,overhead").split(",");
+const ONLY = (process.env.BENCH_COMPARE_ONLY ?? "search,list,read,json,cli,overhead").split(",");
 const WRITE = !process.argv.includes("--no-write");
 const DOC = path.join(REPO, "docs", "benchmarks.md");
 const START = "<!-- bench:compare start -->";
@@ -169,23 +182,51 @@ async function listRows() {
   ];
 }
 
+/**
+ * A file of `bytes` under `.bench-data/` whose first MiB is the text block and the rest a hole
+ * (`truncate`: no disk space; the hole reads as NUL bytes, which a first page never reaches).
+ */
+async function ensureSparseFile(name, bytes) {
+  const file = path.join(DATA_DIR, name);
+  if (!existsSync(file) || statSync(file).size !== bytes) {
+    const head = await ensureDataFile("read-1MiB.txt", MiB);
+    mkdirSync(DATA_DIR, { recursive: true });
+    copyFileSync(head.path, file);
+    truncateSync(file, bytes);
+  }
+  return { path: file, name };
+}
+
+/**
+ * The first page of a file on a server that has answered a call already (the read source is
+ * loaded), as an agent's first look at a file it has not read before.
+ */
+async function firstPageMs(root, name, warmName) {
+  const server = await startPagewise({ root });
+  try {
+    await timed(server, "read", { path: warmName, max_tokens: 2000 });
+    return (await timed(server, "read", { path: name, max_tokens: 2000 })).ms;
+  } finally {
+    await server.close();
+  }
+}
+
 async function readRows() {
   const data = await ensureDataFile("read-1GiB.txt", GiB);
+  const sparse = await ensureSparseFile("read-10GiB-sparse.txt", 10 * GiB);
   const root = path.dirname(data.path);
+  const warm = (await ensureDataFile("read-1MiB.txt", MiB)).name;
   const line = data.lines - 1000;
   const s = collector();
   for (let rep = 0; rep < REPS; rep++) {
     log(`read rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
-    s.add("sha", timeShell(`sha256sum ${data.name} > /dev/null`, root).ms);
+    s.add("head-10", timeShell(`head -n 150 ${sparse.name} > /dev/null`, root).ms);
+    s.add("first-10", await firstPageMs(root, sparse.name, warm));
+    s.add("head-1", timeShell(`head -n 150 ${data.name} > /dev/null`, root).ms);
+    s.add("first-1", await firstPageMs(root, data.name, warm));
     s.add("tail", timeShell(`tail -n +${line} ${data.name} | head -5 > /dev/null`, root).ms);
-    // Fresh servers: the first page hashes the file; the first offset call also scans to its line.
-    let server = await startPagewise({ root });
-    try {
-      s.add("first", (await timed(server, "read", { path: data.name, max_tokens: 2000 })).ms);
-    } finally {
-      await server.close();
-    }
-    server = await startPagewise({ root });
+    // A fresh server: the first offset call scans to its line; the second uses what it learned.
+    const server = await startPagewise({ root });
     try {
       const at = (offset) => ({ path: data.name, offset, limit: 5, max_tokens: 2000 });
       s.add("offset-1", (await timed(server, "read", at(line))).ms);
@@ -197,11 +238,18 @@ async function readRows() {
   const tail = s.m("tail");
   return [
     [
-      "read, first page of 1 GiB (hashes the file)",
-      `\`sha256sum\` ${fmtMs(s.m("sha"))}`,
-      fmtMs(s.m("first")),
-      ratio(s.m("first"), s.m("sha")),
-      "—",
+      "read, first page of a 10 GiB file (1 MiB of text, then a hole)",
+      `\`head -n 150\` ${fmtMs(s.m("head-10"))}`,
+      fmtMs(s.m("first-10")),
+      ratio(s.m("first-10"), s.m("head-10")),
+      "≤ 50 ms",
+    ],
+    [
+      "read, first page of a 1 GiB file (real bytes)",
+      `\`head -n 150\` ${fmtMs(s.m("head-1"))}`,
+      fmtMs(s.m("first-1")),
+      ratio(s.m("first-1"), s.m("head-1")),
+      "≤ 50 ms",
     ],
     [
       "read, `offset` near the end of 1 GiB, first call",
@@ -255,10 +303,68 @@ async function jsonRows() {
   }
   return [
     [
-      `json_read, every \`$[*].id\` of 100 MiB JSONL (${data.records} values, ${pages} pages of 1,000)`,
+      `json walk: json_read, every \`$[*].id\` of 100 MiB JSONL (${data.records} values, ${pages} pages of 1,000)`,
       `\`jq -c .id\` ${fmtMs(s.m("jq"))}`,
       fmtMs(s.m("pagewise")),
       ratio(s.m("pagewise"), s.m("jq")),
+      "≤ ×1.2",
+    ],
+  ];
+}
+
+/** Runs of a whole process for CLI start-up; more than REPS, since each is short. */
+const CLI_START_RUNS = Math.max(15, REPS * 5);
+
+/**
+ * The terminal command's start and its JSON stream, each process timed from spawn to exit, the
+ * commands interleaved (A B C A B C …).
+ */
+async function cliRows() {
+  const bin = path.join(REPO, "bin", "pagewise.js");
+  const tree = path.join(DATA_DIR, "compare-cli");
+  mkdirSync(tree, { recursive: true });
+  for (let i = 0; i < 20; i++)
+    writeFileSync(path.join(tree, `f${i}.log`), `line ${i}\n`.repeat(50));
+  const env = "PAGEWISE_CURSOR_KEY=bench-compare-cli-key-0123456789";
+  const node = `${env} ${process.execPath}`;
+  const starts = [
+    ["node", `${process.execPath} -e 0`],
+    ["version", `${node} ${bin} --version`],
+    ["read", `${node} ${bin} read f0.log --raw`],
+    ["tail", `${node} ${bin} tail f0.log --raw`],
+    ["list", `${node} ${bin} list . --raw`],
+  ];
+  const s = collector();
+  for (let rep = 0; rep < CLI_START_RUNS; rep++) {
+    if (rep % 5 === 0)
+      log(`cli start run ${rep + 1}/${CLI_START_RUNS} (load ${os.loadavg()[0].toFixed(1)})`);
+    for (const [key, cmd] of starts) s.add(key, timeShell(`${cmd} > /dev/null`, tree).ms);
+  }
+  const data = await ensureJson("orders-100MiB.jsonl", 100 * MiB, "jsonl");
+  const root = path.dirname(data.file);
+  for (let rep = 0; rep < REPS; rep++) {
+    log(`json stream rep ${rep + 1}/${REPS} (load ${os.loadavg()[0].toFixed(1)})`);
+    s.add("jq", timeShell(`jq -c .id ${data.name} > /dev/null`, root).ms);
+    s.add("stream", timeShell(`${node} ${bin} json ${data.name} '$[*].id' > /dev/null`, root).ms);
+  }
+  const ref = `\`node -e 0\` ${fmtMs(s.m("node"))}`;
+  const start = (what, key, target) => [
+    what,
+    ref,
+    `${fmtMs(s.m(key))} (+${fmtMs(s.m(key) - s.m("node"))})`,
+    ratio(s.m(key), s.m("node")),
+    target,
+  ];
+  return [
+    start("CLI start, `pagewise --version`", "version", "≤ +40 ms"),
+    start("CLI start, `pagewise read FILE` (one small page)", "read", "≤ +80 ms"),
+    start("CLI start, `pagewise tail FILE`", "tail", "≤ +80 ms"),
+    start("CLI start, `pagewise list DIR` (20 files)", "list", "≤ +80 ms"),
+    [
+      `CLI \`json\` into a pipe, every \`$[*].id\` of 100 MiB JSONL (${data.records} values)`,
+      `\`jq -c .id\` ${fmtMs(s.m("jq"))}`,
+      fmtMs(s.m("stream")),
+      ratio(s.m("stream"), s.m("jq")),
       "≤ ×1",
     ],
   ];
@@ -332,13 +438,20 @@ const searchGroup = async () =>
     ref,
     pw,
     r,
-    what.includes("exact") ? "≤ ×2" : what.includes("continuation") ? "≤ ×1.5" : "≤ ×5",
+    what.includes("dense")
+      ? "≤ ×3"
+      : what.includes("exact")
+        ? "≤ ×2"
+        : what.includes("continuation")
+          ? "≤ ×1.5"
+          : "≤ ×0.5",
   ]);
 const groups = {
   search: searchGroup,
   list: listRows,
   read: readRows,
   json: jsonRows,
+  cli: cliRows,
   overhead: overheadRows,
 };
 const rows = [];

@@ -11,7 +11,9 @@
  *    sum, what an exact total costs ripgrep);
  * 2. first page without a total (`count: "none"`) vs `rg PATTERN | head -100`;
  * 3. a continuation page (a cursor halfway through the matches, repeated) at 50,000 files vs at
- *    10,000 files: flat is O(page).
+ *    10,000 files: flat is O(page);
+ * 4. a dense exact count: `e` (smart case: ignoring case) over this repository's `node_modules`
+ *    with hidden and git-ignored files, millions of matches, vs `rg -i -uu --count-matches e | awk`.
  *
  * pagewise runs behind the SDK's stdio client, one server per tree, warmed by one call (its
  * worker threads started); what is timed is the call. Set `BENCH_BEFORE_BIN` to a `bin/pagewise.js`
@@ -29,6 +31,7 @@ import {
   median,
   PAGEWISE_BIN,
   printTable,
+  REPO,
   ratio,
   timeShell,
 } from "./harness.js";
@@ -38,6 +41,9 @@ const BEFORE_BIN = process.env.BENCH_BEFORE_BIN
   ? path.resolve(process.env.BENCH_BEFORE_BIN)
   : undefined;
 const PATTERN = "new (Timeout|Retry)Error\\(";
+const DENSE_ROOT = path.join(REPO, "node_modules");
+const DENSE = { pattern: "e", include_hidden: true, respect_gitignore: false, limit: 100 };
+const RG_DENSE = "rg -i -uu --count-matches e . | awk -F: '{s+=$NF} END {print s+0}'";
 
 async function timeCall(server, args) {
   const t0 = performance.now();
@@ -69,6 +75,7 @@ export async function searchRows(reps = REPS) {
       big,
     ).out.trim(),
   );
+  const rgDense = Number(timeShell(RG_DENSE, DENSE_ROOT).out.trim());
   const builds = [{ name: "after", bin: PAGEWISE_BIN }];
   if (BEFORE_BIN) builds.push({ name: "before", bin: BEFORE_BIN });
   const servers = {};
@@ -80,6 +87,16 @@ export async function searchRows(reps = REPS) {
     ]) {
       const { startPagewise: start } = await import(`./harness.js?${b.name}-${treeName}`);
       const server = await start({ root });
+      if (treeName === "50k") {
+        const dense = await start({ root: DENSE_ROOT });
+        // A build may stop this search (the stall guard): the row then says so.
+        const warmDense = await timeCall(dense, DENSE).catch((err) => ({ error: err.message }));
+        const total = warmDense.json?.pagination.total;
+        if (total !== undefined && total !== rgDense) {
+          log(`WARNING: ${b.name} dense total ${total} ≠ rg's ${rgDense}`);
+        }
+        servers[`${b.name}-dense`] = { server: dense, total, error: warmDense.error };
+      }
       const warm = await timeCall(server, { pattern: PATTERN, limit: 100 });
       if (treeName === "50k" && warm.json.pagination.total !== rgTotal) {
         log(`WARNING: ${b.name} total ${warm.json.pagination.total} ≠ rg's ${rgTotal}`);
@@ -101,6 +118,7 @@ export async function searchRows(reps = REPS) {
   };
   const cursors = {};
   for (const key of Object.keys(servers)) {
+    if (key.endsWith("-dense")) continue;
     const s = servers[key];
     // Old cursors do not know `count`; a plain exact walk reaches the middle too.
     cursors[key] = s.supportsCount
@@ -114,6 +132,7 @@ export async function searchRows(reps = REPS) {
       timeShell(`rg --count-matches '${PATTERN}' . | awk -F: '{s+=$NF} END {print s+0}'`, big).ms,
     );
     add("rg-head", timeShell(`rg '${PATTERN}' . | head -100 > /dev/null`, big).ms);
+    add("rg-dense", timeShell(RG_DENSE, DENSE_ROOT).ms);
     for (const b of builds) {
       const s50 = servers[`${b.name}-50k`];
       const s10 = servers[`${b.name}-10k`];
@@ -130,10 +149,12 @@ export async function searchRows(reps = REPS) {
         `${b.name}-cont-10k`,
         (await timeCall(s10.server, { cursor: cursors[`${b.name}-10k`] })).ms,
       );
+      const dense = servers[`${b.name}-dense`];
+      if (!dense.error) add(`${b.name}-dense`, (await timeCall(dense.server, DENSE)).ms);
     }
   }
   for (const { server } of Object.values(servers)) await server.close();
-  const m = (k) => median(samples[k]);
+  const m = (k) => median(samples[k] ?? []);
   const rows = [];
   for (const b of builds) {
     rows.push([
@@ -147,6 +168,14 @@ export async function searchRows(reps = REPS) {
       `rg | head -100 ${fmtMs(m("rg-head"))}`,
       fmtMs(m(`${b.name}-first`)),
       ratio(m(`${b.name}-first`), m("rg-head")),
+    ]);
+    rows.push([
+      `${b.name}: dense exact count, \`e\` over node_modules (${rgDense.toLocaleString("en-US")} matches)`,
+      `rg -i -uu --count-matches | awk ${fmtMs(m("rg-dense"))}`,
+      servers[`${b.name}-dense`].error
+        ? `stopped: ${/"code":"(\w+)"/.exec(servers[`${b.name}-dense`].error)?.[1] ?? "error"}`
+        : fmtMs(m(`${b.name}-dense`)),
+      ratio(m(`${b.name}-dense`), m("rg-dense")),
     ]);
     rows.push([
       `${b.name}: continuation page, 50k vs 10k files`,

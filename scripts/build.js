@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Builds dist/ only when it is older than its sources, so `npm run demo`, `npm test` and the
- * benchmarks do not rebuild what `npm ci` (through `prepare`) has just built. When a source is
+ * Builds dist/ only when it is older than its sources, so `npm run demo`, `npm test`, `npm pack`
+ * (through `prepare`) and the benchmarks build once however many run after another. When a source is
  * newer, tsc rebuilds incrementally (dist/.tsbuildinfo). `--force` always runs tsc.
  */
 import { spawnSync } from "node:child_process";

@@ -30,7 +30,9 @@
 // Embedding the pagewise server itself: its tools over stdio
 // (`serveStdio(() => createMcpServer(engine, caller))` from `@modelcontextprotocol/server/stdio`)
 // or HTTP, with a verifier of your own (an OAuth introspection or JWT check in place of the auth
-// file; see docs/http.md). `textResult` builds a tool result with the size hint for long texts.
+// file; see docs/http.md). `textResult` builds a tool result; a tool of your own declares the
+// largest result it returns on its `tools/list` entry, `_meta: {[MAX_RESULT_SIZE_META_KEY]:
+// maxResultSizeChars(maxTokens, estimator)}`, so that Claude Code shows it (docs/clients.md).
 export {
   AuthFileVerifier,
   type Caller,
@@ -47,6 +49,7 @@ export {
   type HttpServerHandle,
   type HttpServerOptions,
   MAX_RESULT_SIZE_META_KEY,
+  maxResultSizeChars,
   runHttpServer,
   startHttpServer,
   textResult,

@@ -5,11 +5,13 @@
  * Commands run in the test's process (support/cli.ts); those whose subject is the process itself
  * (the status it exits with, a server's start) run as processes of their own.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliRun, runCli, spawnCli } from "./support/cli.js";
-import { REPO, startServer, tempDir } from "./support/server.js";
+import { BIN, REPO, startServer, tempDir } from "./support/server.js";
 
 const KEY = "cli-e2e-test-key-0123456789abcdef";
 let dir: string;
@@ -22,17 +24,24 @@ function environment(env: Record<string, string | undefined> = {}) {
   return { PAGEWISE_CURSOR_KEY: KEY, XDG_CONFIG_HOME: configHome, ...env };
 }
 
-/** `pagewise ARGS` from `cwd` (default "/": every target is outside it), run in this process. */
+/**
+ * `pagewise ARGS` from `cwd` (default "/": every target is outside it), run in this process, its
+ * stdout a pipe (or, with `tty`, a terminal).
+ */
 function pagewise(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+  options: { cwd?: string; env?: Record<string, string | undefined>; tty?: boolean } = {},
 ): Promise<CliRun> {
-  return runCli(args, { cwd: options.cwd ?? "/", env: environment(options.env) });
+  return runCli(args, {
+    cwd: options.cwd ?? "/",
+    env: environment(options.env),
+    ...(options.tty ? { tty: true } : {}),
+  });
 }
 
 /** The same as a process of its own, where the subject is the status the process exits with. */
-function pagewiseProcess(args: string[]): CliRun {
-  return spawnCli(args, { cwd: "/", env: environment() });
+function pagewiseProcess(args: string[], env: Record<string, string | undefined> = {}): CliRun {
+  return spawnCli(args, { cwd: "/", env: environment(env) });
 }
 
 /** Splits a command line the CLI printed (POSIX words, single quotes) into its arguments. */
@@ -77,7 +86,13 @@ afterAll(() => {
 
 describe("any path from any directory", () => {
   it("reads a file outside the current directory without --root", async () => {
-    const run = await pagewise(["read", path.join(dir, "notes.txt"), "--max-tokens", "500"]);
+    const run = await pagewise([
+      "read",
+      path.join(dir, "notes.txt"),
+      "--max-tokens",
+      "500",
+      "--json",
+    ]);
     expect(run.status).toBe(0);
     const page = JSON.parse(run.stdout);
     expect(text.startsWith(page.content)).toBe(true);
@@ -175,12 +190,12 @@ describe("search", () => {
     }
   });
 
-  it("--raw prints PATH:LINE:TEXT, absolute when the target was named absolutely", async () => {
+  it("--raw prints PATH:LINE:COLUMN:TEXT, absolute when the target was named absolutely", async () => {
     const file = path.join(dir, "odd [1]*.log");
     const run = await pagewise(["search", "error", file, "--raw"]);
-    expect(run.stdout).toBe(`${file}:1:ERROR with a glob-like name\n`);
+    expect(run.stdout).toBe(`${file}:1:1:ERROR with a glob-like name\n`);
     const relative = await pagewise(["search", "error", "odd [1]*.log", "--raw"], { cwd: dir });
-    expect(relative.stdout).toBe("odd [1]*.log:1:ERROR with a glob-like name\n");
+    expect(relative.stdout).toBe("odd [1]*.log:1:1:ERROR with a glob-like name\n");
   });
 
   it("the next page of a search keeps the paths as the first page spelled them", async () => {
@@ -237,6 +252,7 @@ describe("errors speak flags, with documented exit statuses", () => {
       "$.items[*].id",
       "--max-items",
       "2",
+      "--json",
     ]);
     expect(JSON.parse(ok.stdout).items.map((i: { value: number }) => i.value)).toEqual([1, 2]);
   });
@@ -318,7 +334,7 @@ describe("configuration by environment", () => {
 
   it("PAGEWISE_DEFAULT_MAX_TOKENS and PAGEWISE_MAX_TOKENS_CAP set the budgets", async () => {
     const file = path.join(dir, "notes.txt");
-    const capped = await pagewise(["read", file, "--max-tokens", "100000"], {
+    const capped = await pagewise(["read", file, "--max-tokens", "100000", "--json"], {
       env: { PAGEWISE_MAX_TOKENS_CAP: "400", PAGEWISE_DEFAULT_MAX_TOKENS: "300" },
     });
     expect(capped.status).toBe(0);
@@ -354,6 +370,204 @@ describe("configuration by environment", () => {
       }
     } finally {
       done();
+    }
+  });
+});
+
+describe("into a pipe, like the Unix tool each command replaces", () => {
+  it("read prints the whole file, even one over the line-mode ceiling (cat)", () => {
+    const big = path.join(dir, "over-ceiling.log");
+    const content = Array.from({ length: 20_000 }, (_, i) => `${i} event`).join("\n");
+    writeFileSync(big, content);
+    const run = pagewiseProcess(["read", big, "--max-read-tokens", "1000"]);
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(content);
+  });
+
+  it("a reader that goes away (| head) ends the command quietly, status 0", async () => {
+    const big = path.join(dir, "epipe.log");
+    writeFileSync(big, `${"x".repeat(999)}\n`.repeat(32 * 1024)); // 32 MiB: more than a pipe holds
+    const child = spawn(process.execPath, [BIN, "read", big], {
+      env: { ...process.env, ...environment() },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const first = await Promise.race([
+      once(child.stdout, "data").then(([chunk]) => String(chunk)),
+      once(child, "close").then(() => ""),
+    ]);
+    expect(first.startsWith("x"), stderr).toBe(true);
+    child.stdout.destroy();
+    const status = await new Promise((resolve) => child.on("close", (code) => resolve(code)));
+    expect(stderr).toBe("");
+    expect(status).toBe(0);
+  });
+
+  it("search prints each matching line once, with its line and first match column (rg --column)", async () => {
+    const file = path.join(dir, "twice.txt");
+    writeFileSync(file, "a foo foo\nb\nc foo\nd\ne\nf\ng foo\n");
+    const plain = await pagewise(["search", "foo", file]);
+    expect(plain.status).toBe(0);
+    expect(plain.stdout).toBe(`${file}:1:3:a foo foo\n${file}:3:3:c foo\n${file}:7:3:g foo\n`);
+    // Context lines once where two matches' contexts meet, `--` between groups that do not.
+    const context = await pagewise(["search", "foo", file, "-C", "1"]);
+    expect(context.stdout).toBe(
+      [
+        `${file}:1:3:a foo foo`,
+        `${file}-2-b`,
+        `${file}:3:3:c foo`,
+        `${file}-4-d`,
+        "--",
+        `${file}-6-f`,
+        `${file}:7:3:g foo`,
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("search and list print every page's lines, not one page", async () => {
+    const tree = path.join(dir, "many");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(tree, { recursive: true });
+    for (let i = 0; i < 150; i++) writeFileSync(path.join(tree, `f${i}.txt`), "needle\n");
+    const search = await pagewise(["search", "needle", tree]);
+    expect(search.stdout.split("\n").filter(Boolean)).toHaveLength(150);
+    const list = await pagewise(["list", tree]);
+    expect(list.stdout.split("\n").filter(Boolean)).toHaveLength(150);
+  });
+
+  it("json prints every match, one value per line as spelled (jq -c), past one page", async () => {
+    const file = path.join(dir, "records.jsonl");
+    const records = Array.from(
+      { length: 250 },
+      (_, i) => `{"id": ${i}, "big": 12345678901234567890${i}}`,
+    );
+    writeFileSync(file, `${records.join("\n")}\n`);
+    const ids = await pagewise(["json", file, "$[*].id"]);
+    expect(ids.status).toBe(0);
+    expect(ids.stdout).toBe(Array.from({ length: 250 }, (_, i) => `${i}\n`).join(""));
+    const whole = await pagewise(["json", file, "$[3]"]);
+    expect(whole.stdout).toBe('{"id":3,"big":123456789012345678903}\n');
+  });
+});
+
+describe("on a terminal", () => {
+  it("json prints each match pretty with its path, and the command for the next page", async () => {
+    const run = await pagewise(
+      ["json", path.join(dir, "data.json"), "$.items[*]", "--max-items", "2"],
+      { tty: true },
+    );
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('/items/0: {\n  "id": 1\n}\n/items/1: {\n  "id": 2\n}\n');
+    const next = followUp(run.stderr, "next page:");
+    expect(next).toContain("--cursor");
+    const rest = await pagewise(next!, { tty: true });
+    expect(rest.stdout).toBe('/items/2: {\n  "id": 3\n}\n');
+  });
+});
+
+describe("usage in flags", () => {
+  it("a bad pattern's hint says -F, not the tool argument", async () => {
+    const run = await pagewise(["search", "(", path.join(dir, "notes.txt")]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("-F");
+    expect(run.stderr).not.toContain("literal: true");
+  });
+
+  it("an unknown flag, command or choice gets the nearest real one", async () => {
+    const flag = await pagewise(["read", path.join(dir, "notes.txt"), "--max-tokenz", "5"]);
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toContain("did you mean --max-tokens?");
+    const choice = await pagewise(["list", dir, "--type", "fil"]);
+    expect(choice.stderr).toContain("did you mean file?");
+    const command = pagewiseProcess(["serach", "x"]);
+    expect(command.status).toBe(2);
+    expect(command.stderr).toContain("did you mean search?");
+  });
+
+  it("pagewise with no arguments prints usage on stderr and exits 2", () => {
+    const run = pagewiseProcess([]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("Usage:");
+  });
+});
+
+describe("start-up loads only what the command needs", () => {
+  const MODULE_LOG_HOOK = path.join(import.meta.dirname, "support", "module-log.mjs");
+
+  /** The modules (under dist/, the SDK's included) `pagewise ARGS` loads. */
+  function modulesOf(args: string[]): string[] {
+    const log = path.join(dir, "modules.log");
+    writeFileSync(log, "");
+    const run = pagewiseProcess(args, {
+      NODE_OPTIONS: `--import ${MODULE_LOG_HOOK}`,
+      PAGEWISE_MODULE_LOG: log,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    return readFileSync(log, "utf8").split("\n").filter(Boolean);
+  }
+
+  it("--version loads the version and nothing else; read loads no MCP SDK and no tool schema", () => {
+    const version = modulesOf(["--version"]).map((url) => url.replace(/^.*\/dist\//, ""));
+    expect(version.sort()).toEqual(["cli/main.js", "cli/usage.js", "version.js"]);
+    const read = modulesOf(["read", path.join(dir, "notes.txt"), "--raw"]);
+    expect(read.filter((url) => url.includes("@modelcontextprotocol"))).toEqual([]);
+    expect(
+      read.filter((url) => /\/dist\/(tools\/(read|schema)|mcp\/server)\.js$/.test(url)),
+    ).toEqual([]);
+    expect(read.some((url) => url.endsWith("/dist/sources/text/index.js"))).toBe(true);
+  });
+});
+
+describe("the commands call the tools without their schemas", () => {
+  it("--json prints the page the MCP tool returns for the same arguments", async () => {
+    const server = await startServer(["--root", dir], { PAGEWISE_CURSOR_KEY: KEY });
+    try {
+      const cases: [string[], string, Record<string, unknown>][] = [
+        [
+          ["read", "notes.txt", "--max-tokens", "700"],
+          "read",
+          { path: "notes.txt", max_tokens: 700 },
+        ],
+        [["list", ".", "--limit", "3"], "list", { path: ".", limit: 3 }],
+        [
+          ["search", "ERROR", ".", "-C", "1", "--limit", "4"],
+          "search",
+          { pattern: "ERROR", path: ".", context: 1, limit: 4 },
+        ],
+        [
+          ["tail", "app.log", "--grep", "ERROR", "--limit", "3"],
+          "tail",
+          { path: "app.log", grep: "ERROR", limit: 3 },
+        ],
+        [
+          ["json", "data.json", "$.items[*].id", "--max-items", "2"],
+          "json_read",
+          { path: "data.json", language: "jsonpath", query: "$.items[*].id", max_items: 2 },
+        ],
+      ];
+      for (const [argv, tool, args] of cases) {
+        const cli = await pagewise([...argv, "--root", dir, "--json"], { cwd: dir });
+        expect(cli.status, cli.stderr).toBe(0);
+        // A list cursor names the walk it continues, so cursors are compared by what they lead to.
+        const mcp = (await server.call(tool, args)).text;
+        const cursors = /"(?:next|earlier|later)_cursor":"[^"]*"/g;
+        expect(cli.stdout.replace(cursors, "C"), argv.join(" ")).toBe(
+          `${mcp.replace(cursors, "C")}\n`,
+        );
+        const next = (text: string) => JSON.parse(text).next_cursor as string | null;
+        if (next(mcp) !== null && tool !== "tail") {
+          const pageAfter = (cursor: string | null) => server.call(tool, { cursor });
+          expect((await pageAfter(next(cli.stdout))).text).toBe((await pageAfter(next(mcp))).text);
+        }
+      }
+    } finally {
+      await server.close();
     }
   });
 });

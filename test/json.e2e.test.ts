@@ -713,7 +713,7 @@ describe("hostile inputs: clean limit errors in bounded time", () => {
 describe("CLI", () => {
   it("pagewise json FILE QUERY [--pointer] prints the same pages", async () => {
     const run = async (...args: string[]) => {
-      const out = await runCli(["json", ...args, "--root", dir], {
+      const out = await runCli(["json", ...args, "--root", dir, "--json"], {
         cwd: dir,
         env: { PAGEWISE_CURSOR_KEY: KEY },
       });

@@ -3,15 +3,17 @@
  * 2026-07-28 (no `initialize`) and on the 2025 handshake, and the v1 SDK client. What every client
  * must see the same: the tool list (deterministic, JSON Schema 2020-12, integer bounds), one text
  * block per result, structured errors for bad arguments (huge numbers, unknown keys), the default
- * cap of 25,000 tokens, the result-size hint for long pages, and the roots in the instructions.
+ * cap of 25,000 tokens, each tool's result-size declaration, a tools/list within its token
+ * budget, and the shared rules and roots in the instructions.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEstimator } from "../dist/core/index.js";
+import { createEstimator, ERROR_CODES } from "../dist/core/index.js";
 import { BIN, type ServerHandle, startServer, tempDir } from "./support/server.js";
 
 const TOOL_ORDER = ["read", "list", "search", "tail", "json_open", "json_read", "json_close"];
@@ -118,8 +120,8 @@ describe("tools/list", () => {
           Number.MAX_SAFE_INTEGER,
         );
       }
-      expect(tool.description).toMatch(/8000 by default|8000 tokens/);
-      expect(tool.description).toContain("25000");
+      // Claude Code keeps the first 2,048 characters of a description.
+      expect(tool.description!.length, tool.name).toBeLessThanOrEqual(2048);
     }
     expect(integers).toBeGreaterThanOrEqual(12);
     const search = tools.find((t) => t.name === "search")!;
@@ -160,18 +162,29 @@ describe("arguments out of bounds", () => {
     }
   });
 
-  it("tells tail's caller what to pass instead of cursor", async () => {
-    const page = await modern.call("tail", { path: "app.log", cursor: "abc" });
-    expect(page.json.error.code).toBe("INVALID_ARGUMENT");
-    expect(page.json.error.message).toMatch(/before .*after/);
-    expect(page.json.error.hint).toContain("before");
+  it("takes tail's cursors as cursor, and says what to pass for a key it does not take", async () => {
+    const first = await modern.call("tail", { path: "big.txt", max_tokens: 300 });
+    expect(first.json.next_cursor).toBeTypeOf("string");
+    const next = await modern.call("tail", { cursor: first.json.next_cursor });
+    expect(next.isError, next.text).toBe(false);
+    const both = await modern.call("tail", { cursor: "abc", before: "abc" });
+    expect(both.json.error.code).toBe("INVALID_ARGUMENT");
     const other = await modern.call("read", { file: "app.log" });
     expect(other.json.error.message).toContain('"path"');
   });
 });
 
-describe("budgets that fit real clients", () => {
-  it("lowers max_tokens 100000 to the default cap of 25000, says so, and marks the long result", async () => {
+describe("results that fit real clients", () => {
+  it("declares on each tool the characters a page at the cap may take, and lists tools in under 2,500 o200k tokens", async () => {
+    const { tools } = await modern.client.listTools();
+    for (const tool of tools) {
+      // The default estimator covers at most 8 characters per token: 25,000 × 8.
+      expect(tool._meta?.["anthropic/maxResultSizeChars"], tool.name).toBe(200_000);
+    }
+    expect(encode(JSON.stringify({ tools })).length).toBeLessThanOrEqual(2500);
+  });
+
+  it("lowers max_tokens 100000 to the default cap of 25000, says so, and fits the declared size", async () => {
     const estimator = await createEstimator("default");
     for (const server of [modern, legacy]) {
       const result = (await server.client.callTool({
@@ -184,17 +197,23 @@ describe("budgets that fit real clients", () => {
       expect(page.max_tokens).toBe(25_000);
       expect(estimator.count(text)).toBeLessThanOrEqual(25_000);
       expect(text.length).toBeGreaterThan(50_000);
-      expect(result._meta?.["anthropic/maxResultSizeChars"]).toBe(text.length);
+      expect(text.length).toBeLessThanOrEqual(200_000);
+      expect(result._meta?.["anthropic/maxResultSizeChars"]).toBeUndefined();
     }
   });
 
-  it("leaves short results without the size hint", async () => {
-    const result = (await modern.client.callTool({
-      name: "read",
-      arguments: { path: "app.log", max_tokens: 500 },
-    })) as { _meta?: Record<string, unknown>; structuredContent?: unknown };
-    expect(result._meta?.["anthropic/maxResultSizeChars"]).toBeUndefined();
-    expect(result.structuredContent).toBeUndefined();
+  it("keeps a page at the default budget under 50,000 characters, where no declaration is honoured", async () => {
+    const estimator = await createEstimator("default");
+    for (const [tool, args] of [
+      ["search", { pattern: "line", path: "big.txt", limit: 1000 }],
+      ["tail", { path: "big.txt", limit: 1000 }],
+    ] as const) {
+      const page = await modern.call(tool, args);
+      expect(page.isError, page.text).toBe(false);
+      expect(estimator.count(page.text)).toBeLessThanOrEqual(6000);
+      expect(page.text.length, tool).toBeGreaterThan(15_000);
+      expect(page.text.length, tool).toBeLessThanOrEqual(48_000);
+    }
   });
 });
 
@@ -203,7 +222,13 @@ describe("instructions", () => {
     for (const server of [modern, legacy]) {
       const instructions = server.client.getInstructions() ?? "";
       expect(instructions).toContain(dir);
-      expect(instructions).toContain("8000");
+      expect(instructions).toContain("6000");
+      expect(instructions).toContain("25000");
+      expect(instructions).toContain("next_cursor");
+      // What each error code asks for, said once; the rules fit before Claude Code's 2,048-character cut.
+      for (const code of ERROR_CODES) expect(instructions).toContain(`${code}:`);
+      expect(instructions.indexOf(dir)).toBeLessThan(instructions.length);
+      expect(instructions.length - dir.length).toBeLessThanOrEqual(2048);
     }
   });
 });

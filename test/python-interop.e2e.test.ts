@@ -154,7 +154,7 @@ function expectEverythingWorked(seen: any, protocol: string) {
     outside: { is_error: true, code: "ACCESS_DENIED" },
     zero_budget: { is_error: true, code: "INVALID_ARGUMENT" },
     huge_limit: { is_error: true, code: "INVALID_ARGUMENT" },
-    tail_cursor: { is_error: true, code: "INVALID_ARGUMENT" },
+    tail_cursor: { is_error: true, code: "INVALID_CURSOR" },
     bad_cursor: { is_error: true, code: "INVALID_CURSOR" },
   });
 }

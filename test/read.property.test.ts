@@ -3,9 +3,10 @@
  * thousands of calls; the stdio transport has its own end-to-end tests): for random text and random
  * budgets, pages concatenate to the file exactly, every page fits and starts at the line and byte
  * where the one before ended, every page advances, a repeated cursor gives the same page, and the
- * last page says so.
+ * last page says so; and a walk whose file is rewritten between two pages (same size, mtime put
+ * back) gives the old version's text up to the rewrite and CONTENT_CHANGED right after it.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,4 +155,57 @@ describe("read pages of sparse text", () => {
       cleanup();
     }
   });
+});
+
+describe("read walks over a file rewritten between two pages", () => {
+  it("give the old text up to the rewrite and CONTENT_CHANGED after it, fresh or settled", async () => {
+    const { dir, cleanup } = tempDir();
+    const server = await startInMemory([dir]);
+    let n = 0;
+    let rewrites = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          textArb,
+          fc.integer({ min: 0, max: 6 }),
+          fc.boolean(),
+          async (text, rewriteAfter, settled) => {
+            // The other version: the same bytes in another order (same size, valid UTF-8).
+            const points = [...text];
+            const half = Math.floor(points.length / 2);
+            const other = [...points.slice(half), ...points.slice(0, half)].join("");
+            const name = `w${n++}.txt`;
+            const file = path.join(dir, name);
+            writeFileSync(file, text);
+            // A file written a moment ago is snapshotted; one left alone past its racy window
+            // is versioned by its state.
+            if (settled) await new Promise((resolve) => setTimeout(resolve, 80));
+            let page = await server.call("read", { path: name, max_tokens: 300 });
+            const contents: string[] = [];
+            for (let k = 0; ; k++) {
+              expect(page.isError, page.text).toBe(false);
+              contents.push(page.json.content);
+              if (!page.json.has_more) break;
+              if (k === rewriteAfter && other !== text) {
+                const before = statSync(file);
+                writeFileSync(file, other);
+                utimesSync(file, before.atime, before.mtime);
+                const after = await server.call("read", { cursor: page.json.next_cursor });
+                expect(after.json?.error?.code, after.text.slice(0, 200)).toBe("CONTENT_CHANGED");
+                rewrites++;
+                break;
+              }
+              page = await server.call("read", { cursor: page.json.next_cursor });
+            }
+            expect(text.startsWith(contents.join(""))).toBe(true);
+          },
+        ),
+        { numRuns: 60 },
+      );
+      expect(rewrites).toBeGreaterThan(20);
+    } finally {
+      await server.close();
+      cleanup();
+    }
+  }, 180_000);
 });

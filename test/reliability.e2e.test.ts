@@ -41,7 +41,13 @@ import {
   toolCall,
   toolOutcome,
 } from "./support/attack.js";
-import { type ServerHandle, startServer, type ToolOutcome, tempDir } from "./support/server.js";
+import {
+  bytesRead,
+  type ServerHandle,
+  startServer,
+  type ToolOutcome,
+  tempDir,
+} from "./support/server.js";
 
 /** The bound within which a stalled server fails an attack test. */
 const ATTACK_TEST_TIMEOUT_MS = 60_000;
@@ -773,6 +779,344 @@ describe("a line cursor over a record longer than 1 MiB", () => {
       ATTACK_TEST_TIMEOUT_MS * 2,
     );
   }
+});
+
+/** Overwrites `file` in place with `bytes` (same size: no truncation, one write). */
+function overwriteInPlace(file: string, bytes: Buffer): void {
+  const fd = openSync(file, "r+");
+  try {
+    writeSync(fd, bytes, 0, bytes.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `count` numbered lines of different lengths, so that another order moves every line end. */
+function numberedLines(count: number): string[] {
+  return Array.from(
+    { length: count },
+    (_, i) => `A${String(i).padStart(7, "0")} ${"x".repeat((i * 7) % 53)}\n`,
+  );
+}
+
+/** Lines `offset` to `offset + limit` of `text`, with their terminators. */
+function linesOf(text: string, offset: number, limit: number): string {
+  return text
+    .split("\n")
+    .slice(offset, offset + limit)
+    .map((line) => `${line}\n`)
+    .join("");
+}
+
+/** Byte offsets just after each line end of `bytes`. */
+function lineEnds(bytes: Buffer): number[] {
+  const ends: number[] = [];
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) ends.push(i + 1);
+  return ends;
+}
+
+/** How many of the ascending `values` are at most `bound`. */
+function countAtMost(values: number[], bound: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid]! <= bound) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Whether an answer is lines `offset` to `offset + limit` of the file as it stood at one moment
+ * while it was overwritten in place, one version `a` with the other `b` (same size) or back: the
+ * first `k` bytes already written, the rest not yet, `k` a multiple of 4 KiB (the kernel copies a
+ * write a page folio at a time, and every folio starts on a 4 KiB boundary). Any reader of the file
+ * sees such a moment while a writer is in the middle of one write(); an answer that is none of them
+ * was stitched from reads made at different moments.
+ */
+function oneMomentOf(a: Buffer, b: Buffer, offset: number, limit: number) {
+  const versions = [a, b];
+  const ends = [lineEnds(a), lineEnds(b)];
+  /** Lines `offset` to `offset + limit` of versions[first][0, k) + versions[second][k, n). */
+  const linesAt = (first: number, second: number, k: number): string => {
+    const lineStart = (line: number): number => {
+      if (line === 0) return 0;
+      const before = countAtMost(ends[first]!, k);
+      if (line <= before) return ends[first]![line - 1]!;
+      const index = countAtMost(ends[second]!, k) + (line - before) - 1;
+      return ends[second]![index] ?? a.length;
+    };
+    const from = lineStart(offset);
+    const to = lineStart(offset + limit);
+    if (to <= k) return versions[first]!.toString("utf8", from, to);
+    if (from >= k) return versions[second]!.toString("utf8", from, to);
+    return versions[first]!.toString("utf8", from, k) + versions[second]!.toString("utf8", k, to);
+  };
+  return (answer: string): boolean => {
+    for (const [first, second] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
+      for (let k = 0; ; k = Math.min(a.length, k + 4096)) {
+        if (linesAt(first, second, k) === answer) return true;
+        if (k === a.length) break;
+      }
+    }
+    return false;
+  };
+}
+
+describe("line positions and line mode while a file is rewritten in place", () => {
+  it(
+    "line checkpoints learned while the file changed never serve a later call: every answer matches a fresh server",
+    async () => {
+      const args = { path: "numbered.txt", offset: 271_738, limit: 2, max_tokens: 600 };
+      const lines = numberedLines(300_000);
+      const base = Buffer.from(lines.join(""));
+      const reversed = Buffer.from([...lines].reverse().join(""));
+      const right = linesOf(base.toString(), args.offset, args.limit);
+      /** Each trial's text is new (its first line differs), so no line position of it is known. */
+      const versionsOf = (trial: number) => {
+        const original = Buffer.from(base);
+        original[8] = "abcdefghijklmnop".charCodeAt(trial);
+        return { original, oneMoment: oneMomentOf(original, reversed, args.offset, args.limit) };
+      };
+      await withServer(
+        () => undefined,
+        async (s) => {
+          const file = path.join(s.dir, "numbered.txt");
+          const wrong: string[] = [];
+          let raced = 0;
+          let last: ToolOutcome | undefined;
+          // The rewrite lands once the server has read this many MiB in the call: while it takes
+          // the version (a server that hashes the file reads it whole first), or while it looks
+          // for the line (17 MiB in); or, past what the call reads, after it.
+          const thresholdsMiB = [1, 5, 9, 13, 21, 25, 29, 33];
+          for (let trial = 0; trial < 16; trial++) {
+            const version = versionsOf(trial);
+            writeFileSync(file, version.original);
+            let answered = false;
+            const during = s.server.call("read", args).finally(() => {
+              answered = true;
+            });
+            const readBefore = bytesRead(s.pid);
+            const threshold = thresholdsMiB[trial % thresholdsMiB.length]! << 20;
+            while (!answered && bytesRead(s.pid) - readBefore < threshold)
+              await new Promise((resolve) => setTimeout(resolve, 1));
+            overwriteInPlace(file, reversed);
+            const first = await during;
+            expectStructured(first, ["CONTENT_CHANGED"]);
+            if (first.isError || first.json.content !== right) raced++;
+            if (!first.isError && !version.oneMoment(first.json.content))
+              wrong.push(`during the rewrite: ${first.json.content}`);
+            // The same bytes as the first call was asked about, back in place.
+            overwriteInPlace(file, version.original);
+            last = await s.server.call("read", args);
+            if (last.json?.content !== right) wrong.push(`after it: ${last.text.slice(0, 200)}`);
+          }
+          const fresh = await startServer(["--root", s.dir]);
+          try {
+            const again = await fresh.call("read", args);
+            expect(again.json.content).toBe(right);
+            expect(last?.json?.version).toBe(again.json.version);
+            expect(last?.text).toBe(again.text);
+          } finally {
+            await fresh.close();
+          }
+          expect(wrong).toEqual([]);
+          // The race really happened: some first calls saw the file change under them.
+          expect(raced).toBeGreaterThan(0);
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS * 2,
+  );
+
+  for (const { size, lines, pauseMs } of [
+    { size: "a small file", lines: 2_000, pauseMs: 0 },
+    { size: "a file too large to snapshot", lines: 300_000, pauseMs: 60 },
+  ]) {
+    it(
+      `line mode answers from one version while another process flips ${size} in place`,
+      async () => {
+        const numbered = numberedLines(lines);
+        const a = numbered.join("");
+        // Version B: the same lines in another order, so the same size and other line ends.
+        const b = [...numbered].reverse().join("").replaceAll("A", "B");
+        const offset = Math.floor(lines * 0.9);
+        const oneMoment = oneMomentOf(Buffer.from(a), Buffer.from(b), offset, 5);
+        await withServer(
+          (dir) => writeFileSync(path.join(dir, "flipped.txt"), a),
+          async (s) => {
+            writeFileSync(path.join(s.dir, "a.version"), a);
+            writeFileSync(path.join(s.dir, "b.version"), b);
+            // In place (no truncation), with `pauseMs` between flips (Atomics.wait sleeps).
+            const churner = startChurner(
+              `if (!globalThis.fd) { globalThis.fd = fs.openSync(v.file, "r+"); globalThis.a = fs.readFileSync(v.a); globalThis.b = fs.readFileSync(v.b); globalThis.cell = new Int32Array(new SharedArrayBuffer(4)); }
+              fs.writeSync(fd, b, 0, b.length, 0); Atomics.wait(cell, 0, 0, Number(v.pauseMs));
+              fs.writeSync(fd, a, 0, a.length, 0); Atomics.wait(cell, 0, 0, Number(v.pauseMs));`,
+              {
+                a: path.join(s.dir, "a.version"),
+                b: path.join(s.dir, "b.version"),
+                file: path.join(s.dir, "flipped.txt"),
+                pauseMs: String(pauseMs),
+              },
+            );
+            const wrong: string[] = [];
+            let answered = 0;
+            try {
+              for (let trial = 0; trial < 60; trial++) {
+                const out = await s.server.call("read", { path: "flipped.txt", offset, limit: 5 });
+                expectStructured(out, ["CONTENT_CHANGED"]);
+                if (out.isError) continue;
+                answered++;
+                if (!oneMoment(out.text)) wrong.push(out.text.slice(0, 300));
+              }
+            } finally {
+              await churner.stop();
+            }
+            expect(wrong).toEqual([]);
+            expect(answered).toBeGreaterThan(0);
+          },
+        );
+      },
+      ATTACK_TEST_TIMEOUT_MS * 2,
+    );
+  }
+});
+
+describe("versions of files of any size", () => {
+  /** A file of `sizeMiB` MiB whose first MiB is `head` and whose rest is a hole (sparse). */
+  function sparseFile(file: string, head: string, sizeMiB: number): void {
+    writeFileSync(file, head);
+    execFileSync("truncate", ["-s", `${sizeMiB}M`, file]);
+  }
+  const numbered = numberedLines(20_000).join("");
+  // Past the 4 MiB that json_open validates (its probe).
+  const records = Array.from(
+    { length: 30_000 },
+    (_, i) => `{"id":${i},"pad":"${"p".repeat(150)}"}\n`,
+  );
+
+  it(
+    "the first page of a 1 GiB file reads about a page, for read and json_read, in line and page mode",
+    async () => {
+      await withServer(
+        (dir) => {
+          sparseFile(path.join(dir, "big.txt"), numbered, 1024);
+          sparseFile(path.join(dir, "big.jsonl"), records.join(""), 1024);
+        },
+        async (s) => {
+          const calls: Array<[string, Record<string, unknown>]> = [
+            ["read", { path: "big.txt", max_tokens: 2000 }],
+            ["read", { path: "big.txt", limit: 20 }],
+            ["read", { path: "big.txt", offset: 19_000, limit: 5, max_tokens: 2000 }],
+            [
+              "json_read",
+              { path: "big.jsonl", language: "jsonpath", query: "$[*].id", max_items: 5 },
+            ],
+            ["json_open", { path: "big.jsonl" }],
+          ];
+          for (const [tool, args] of calls) {
+            const before = bytesRead(s.pid);
+            const out = await s.server.call(tool, args);
+            expect(out.isError, `${tool}: ${out.text.slice(0, 300)}`).toBe(false);
+            // A server that hashed the file for its version would read all 1,024 MiB.
+            expect(bytesRead(s.pid) - before, `${tool} ${JSON.stringify(args)}`).toBeLessThan(
+              8 << 20,
+            );
+          }
+          const first = await s.server.call("read", { path: "big.txt", max_tokens: 2000 });
+          const next = await s.server.call("read", { cursor: first.json.next_cursor });
+          expect(next.json.version).toBe(first.json.version);
+          expect(next.json.position.byte).toBe(Buffer.byteLength(first.json.content));
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "a same-size rewrite of a large file with its mtime put back is CONTENT_CHANGED, for a cursor and a json handle",
+    async () => {
+      await withServer(
+        (dir) => {
+          writeLarge(path.join(dir, "large.txt"), "a line of a large file\n", 12);
+          // 32-byte records: whole ones in every MiB.
+          writeLarge(path.join(dir, "large.jsonl"), '{"k":"a line of a large file."}\n', 12);
+        },
+        async (s) => {
+          const page = await s.server.call("read", { path: "large.txt", max_tokens: 500 });
+          const opened = await s.server.call("json_open", { path: "large.jsonl" });
+          const query = await s.server.call("json_read", {
+            path: "large.jsonl",
+            language: "jsonpath",
+            query: "$[*].k",
+            max_items: 2,
+          });
+          for (const [name, from, to] of [
+            ["large.txt", "a line", "A LINE"],
+            ["large.jsonl", "a line", "A LINE"],
+          ] as const) {
+            const file = path.join(s.dir, name);
+            execFileSync("touch", ["-r", file, `${file}.stamp`]);
+            // Deep in the file, far from anything a page read: only the version can tell.
+            const fd = openSync(file, "r+");
+            expect(to.length).toBe(from.length);
+            writeSync(fd, to, (10 << 20) + 6);
+            closeSync(fd);
+            execFileSync("touch", ["-r", `${file}.stamp`, file]);
+            unlinkSync(`${file}.stamp`);
+          }
+          const next = await s.server.call("read", { cursor: page.json.next_cursor });
+          expect(next.json?.error?.code, next.text.slice(0, 300)).toBe("CONTENT_CHANGED");
+          const handle = await s.server.call("json_read", {
+            file_id: opened.json.file_id,
+            language: "jsonpath",
+            query: "$[*].k",
+          });
+          expect(handle.json?.error?.code, handle.text.slice(0, 300)).toBe("CONTENT_CHANGED");
+          const more = await s.server.call("json_read", { cursor: query.json.next_cursor });
+          expect(more.json?.error?.code, more.text.slice(0, 300)).toBe("CONTENT_CHANGED");
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "two server processes over one directory give a large file the same version and continue each other's cursors",
+    async () => {
+      const key = "replica-key-0123456789abcdef-0123456789";
+      await withServer(
+        (dir) => sparseFile(path.join(dir, "shared.txt"), numbered, 256),
+        async (s) => {
+          const replicas = await Promise.all([
+            startServer(["--root", s.dir], { PAGEWISE_CURSOR_KEY: key }),
+            startServer(["--root", s.dir], { PAGEWISE_CURSOR_KEY: key }),
+          ]);
+          try {
+            const [a, b] = replicas as [ServerHandle, ServerHandle];
+            const args = { path: "shared.txt", max_tokens: 1000 };
+            const pageA = await a.call("read", args);
+            const pageB = await b.call("read", args);
+            expect(pageA.isError, pageA.text.slice(0, 300)).toBe(false);
+            expect(pageB.text).toBe(pageA.text);
+            // Each continues the other's cursor.
+            const onB = await b.call("read", { cursor: pageA.json.next_cursor });
+            const onA = await a.call("read", { cursor: pageA.json.next_cursor });
+            expect(onB.isError, onB.text.slice(0, 300)).toBe(false);
+            expect(onB.text).toBe(onA.text);
+            expect(onB.json.version).toBe(pageA.json.version);
+          } finally {
+            await Promise.all(replicas.map((r) => r.close()));
+          }
+        },
+      );
+    },
+    ATTACK_TEST_TIMEOUT_MS,
+  );
 });
 
 /** Two identities over HTTP, each with its own root; the attacker is alice. */

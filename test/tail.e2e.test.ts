@@ -244,7 +244,7 @@ describe("tail over stdio", () => {
     return { slow, other, order };
   }
 
-  it("hostile grep patterns never stall the server: RE2 answers, a V8-only one is stopped", async () => {
+  it("hostile grep patterns never stall the server: the linear-time engine answers, a V8-only one is stopped", async () => {
     writeFileSync(path.join(dir, "x.log"), `start\n${"a".repeat(40)}b\n`);
     const linear = await server.call("tail", { path: "x.log", grep: "/(a+)+$/" });
     expect(linear.isError, linear.text).toBe(false);
@@ -258,8 +258,8 @@ describe("tail over stdio", () => {
     expect(order).toEqual(["other", "slow"]);
   }, 60_000);
 
-  it("runs an RE2 grep whose work is large in the guarded worker, not on the serving thread", async () => {
-    // `(a|aa){0,500}z` over 300,000 characters: about 9 s of RE2 on the thread that serves
+  it("runs a linear-engine grep whose work is large in the guarded worker, not on the serving thread", async () => {
+    // `(a|aa){0,500}z` over 300,000 characters: seconds of the linear-time engine on the thread that serves
     // requests. In the worker, V8 backtracks on it and the guard stops it; other calls go on.
     writeFileSync(path.join(dir, "long.log"), `start\n${"a".repeat(300_000)}\n`);
     const { slow, other, order } = await alongsideAnother({
@@ -270,7 +270,7 @@ describe("tail over stdio", () => {
     expect(slow.json.error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
     expect(slow.json.error.limit.name).toBe("search_stall_ms");
     expect(order).toEqual(["other", "slow"]);
-    // A short record with the same pattern is tested on the serving thread, by RE2.
+    // A short record with the same pattern is tested on the serving thread, by the linear-time engine.
     writeFileSync(path.join(dir, "short.log"), `start\n${"a".repeat(40)}z\n`);
     const short = await server.call("tail", { path: "short.log", grep: "(a|aa){0,500}z" });
     expect(short.json.items.map((i: { text: string }) => i.text)).toEqual([`${"a".repeat(40)}z`]);
@@ -306,14 +306,14 @@ describe("tail over stdio", () => {
   it("CLI: pagewise tail FILE --grep P --before C prints the same JSON pages", async () => {
     const options = { cwd: dir, env: { PAGEWISE_CURSOR_KEY: "tail-e2e-test-key-0123456789" } };
     const first = await runCli(
-      ["tail", "app.log", "--root", dir, "--max-tokens", "500", "--grep", "WARN"],
+      ["tail", "app.log", "--root", dir, "--max-tokens", "500", "--grep", "WARN", "--json"],
       options,
     );
     expect(first.status, first.stderr).toBe(0);
     const page = JSON.parse(first.stdout);
     expect(page.items.at(-1).text).toBe(lines.filter((l) => l.includes("WARN")).at(-1));
     const second = await runCli(
-      ["tail", "--root", dir, "--max-tokens", "500", "--before", page.earlier_cursor],
+      ["tail", "--root", dir, "--max-tokens", "500", "--before", page.earlier_cursor, "--json"],
       options,
     );
     expect(second.status, second.stderr).toBe(0);

@@ -103,7 +103,7 @@ export function createTimelineServer({ events = makeTimeline(), key } = {}) {
   };
 
   const server = new McpServer({ name: "timeline-example", version: "0.1.0" });
-  // One text block per result; a long one carries the hint that keeps Claude Code from clipping it.
+  // One text block per result (an error too, with isError).
   const asResult = (fn) => async (args) => {
     try {
       return textResult(fn(args), false);

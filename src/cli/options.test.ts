@@ -39,6 +39,23 @@ describe("the option table", () => {
     }
   });
 
+  it("each flag checks its value as the tool's schema does: the same bounds and choices", () => {
+    for (const command of TERMINAL_COMMANDS) {
+      const tool = TOOLS.find((t) => t.name === COMMANDS[command].tool)!;
+      const schema = z.toJSONSchema(tool.input, { io: "input" }) as {
+        properties: Record<string, { minimum?: number; maximum?: number; enum?: string[] }>;
+      };
+      for (const option of optionsOf(command)) {
+        if (option.arg === undefined || option.value === undefined) continue;
+        const property = schema.properties[option.arg]!;
+        const where = `--${option.flag} of ${command}`;
+        expect(option.min, where).toBe(property.minimum);
+        expect(option.max, where).toBe(property.maximum);
+        expect(option.choices, where).toEqual(property.enum);
+      }
+    }
+  });
+
   it("every argument of a command's tool is reachable by a flag or a positional", () => {
     for (const command of TERMINAL_COMMANDS) {
       const tool = COMMANDS[command].tool!;

@@ -44,8 +44,8 @@ export type CommandName = "serve" | TerminalCommand;
 
 const ALL: readonly CommandName[] = ["serve", ...TERMINAL_COMMANDS];
 const TERMINAL: readonly CommandName[] = TERMINAL_COMMANDS;
-/** Commands whose output can be the content itself (`--raw`). */
-export const RAW_COMMANDS: readonly CommandName[] = ["read", "list", "search", "tail"];
+/** Commands whose output can be the content itself (`--raw`); all of them can print pages (`--json`). */
+export const RAW_COMMANDS: readonly CommandName[] = TERMINAL;
 
 export type Section = "command" | "output" | "budget" | "engine" | "json" | "http" | "general";
 
@@ -76,11 +76,23 @@ export interface CliOption {
   readonly sets?: boolean | string;
   /** Parsed and honoured, but left out of help (kept for older scripts). */
   readonly hidden?: boolean;
+  /**
+   * Bounds of an `N` value, and the values a word may take: the same as the tool's schema (the CLI
+   * checks them itself, without loading the schemas; options.test.ts checks that they agree).
+   */
+  readonly min?: number;
+  readonly max?: number;
+  readonly choices?: readonly string[];
   readonly commands: readonly CommandName[];
   readonly section: Section;
 }
 
 const N = "N";
+/**
+ * Largest count, offset or length a tool argument takes (tools/schema.ts MAX_COUNT_ARG, which the
+ * CLI does not import: it would load zod). options.test.ts checks every bound against the schemas.
+ */
+const MAX_COUNT = 2 ** 50;
 
 /** What each JSON engine limit bounds (its default comes from src/json/limits.ts). */
 const JSON_LIMIT_HELP: Record<string, string> = {
@@ -280,25 +292,37 @@ const TOOL_ARGS: CliOption[] = [
     flag: "max-tokens",
     value: N,
     arg: "max_tokens",
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
     help: "token budget of the page",
   }),
-  cmd(["read", "list", "search", "json"], {
+  cmd(["read", "list", "search", "tail", "json"], {
     flag: "cursor",
     value: "C",
     arg: "cursor",
     help: "continue from a previous page (its next_cursor)",
   }),
-  cmd(["read"], { flag: "offset", value: N, arg: "offset", help: "first line, 0-based" }),
+  cmd(["read"], {
+    flag: "offset",
+    value: N,
+    arg: "offset",
+    min: 0,
+    max: MAX_COUNT,
+    help: "first line, 0-based",
+  }),
   cmd(["read"], {
     flag: "limit",
     value: N,
     arg: "limit",
+    min: 0,
+    max: MAX_COUNT,
     help: "number of lines (default: to the end)",
   }),
   cmd(["read"], {
     flag: "encoding",
     value: "ENC",
     arg: "encoding",
+    choices: ["utf-8", "base64"],
     help: "base64: raw bytes of a file that is not UTF-8 (page mode)",
     defaultText: "utf-8",
   }),
@@ -318,6 +342,7 @@ const TOOL_ARGS: CliOption[] = [
     flag: "type",
     value: "T",
     arg: "type",
+    choices: ["file", "directory", "any"],
     help: "file, directory or any",
     defaultText: "any",
   }),
@@ -349,6 +374,8 @@ const TOOL_ARGS: CliOption[] = [
         flag: "limit",
         value: N,
         arg: "limit",
+        min: 1,
+        max: MAX_COUNT,
         help: `${unit} per page, at most ${maxLimit}`,
         defaultText: String(defaultLimit),
       }),
@@ -356,6 +383,8 @@ const TOOL_ARGS: CliOption[] = [
         flag: "offset",
         value: N,
         arg: "offset",
+        min: 0,
+        max: MAX_COUNT,
         help: `${unit} to skip`,
         defaultText: "0",
       }),
@@ -392,6 +421,8 @@ const TOOL_ARGS: CliOption[] = [
     short: "C",
     value: N,
     arg: "context",
+    min: 0,
+    max: MAX_CONTEXT_LINES,
     help: `lines of context before and after each match, 0-${MAX_CONTEXT_LINES}`,
     defaultText: "0",
   }),
@@ -399,6 +430,8 @@ const TOOL_ARGS: CliOption[] = [
     flag: "max-chars-per-match",
     value: N,
     arg: "max_chars_per_match",
+    min: 1,
+    max: MAX_COUNT,
     help: "clamp longer match lines around the match",
     defaultText: String(DEFAULT_MAX_CHARS_PER_MATCH),
   }),
@@ -406,6 +439,7 @@ const TOOL_ARGS: CliOption[] = [
     flag: "count",
     value: "MODE",
     arg: "count",
+    choices: ["exact", "at_least", "none"],
     help: "exact (every file read for the total), at_least (a lower bound, sooner) or none",
     defaultText: "exact",
   }),
@@ -441,6 +475,8 @@ const TOOL_ARGS: CliOption[] = [
     flag: "limit",
     value: N,
     arg: "limit",
+    min: 1,
+    max: MAX_COUNT,
     help: `most records per page, at most ${TAIL_MAX_LIMIT}`,
     defaultText: String(TAIL_DEFAULT_LIMIT),
   }),
@@ -448,6 +484,8 @@ const TOOL_ARGS: CliOption[] = [
     flag: "max-chars-per-item",
     value: N,
     arg: "max_chars_per_item",
+    min: 1,
+    max: MAX_COUNT,
     help: "clamp longer records (read the rest through line_cursor)",
     defaultText: String(TAIL_DEFAULT_MAX_CHARS_PER_ITEM),
   }),
@@ -461,6 +499,7 @@ const TOOL_ARGS: CliOption[] = [
     flag: "format",
     value: "F",
     arg: "format",
+    choices: ["auto", "json", "jsonl", "json-seq"],
     help: "auto, json, jsonl or json-seq",
     defaultText: "auto",
   }),
@@ -468,6 +507,8 @@ const TOOL_ARGS: CliOption[] = [
     flag: "max-items",
     value: N,
     arg: "max_items",
+    min: 1,
+    max: MAX_COUNT,
     help: `matches per page, at most ${MAX_JSON_MAX_ITEMS}`,
     defaultText: String(DEFAULT_JSON_MAX_ITEMS),
   }),
@@ -476,15 +517,14 @@ const TOOL_ARGS: CliOption[] = [
 const OUTPUT: CliOption[] = [
   {
     flag: "raw",
-    help: "print the content itself (lines, matches, paths); the command for the next page goes to stderr",
-    defaultText: "when stdout is a terminal",
+    help: "print one page's content itself (lines, paths, matches, values); the command for the next page goes to stderr",
+    defaultText: "on a terminal",
     commands: RAW_COMMANDS,
     section: "output",
   },
   {
     flag: "json",
-    help: "print the page as the tool's JSON object",
-    defaultText: "when stdout is not a terminal",
+    help: "print one page as the tool's JSON object (its next_cursor continues)",
     commands: RAW_COMMANDS,
     section: "output",
   },
@@ -554,9 +594,10 @@ Without a cursor key, cursors are signed with a random key and die with the proc
   read: {
     usage: "pagewise read FILE [options]",
     summary: "print a file, or one page of it that fits --max-tokens",
-    about: `Without --max-tokens and --cursor, prints FILE's lines (--offset, --limit) as text. With
---max-tokens, prints one page that fits the budget; the command for the next page goes to stderr
-(--raw) or is in the page's next_cursor (--json). Pages concatenate to the file exactly.`,
+    about: `Without --max-tokens and --cursor, prints FILE's lines (--offset, --limit) as text: into a
+pipe all of the file (like cat), on a terminal the whole file or, over --max-read-tokens, its first
+page. With --max-tokens, prints one page that fits the budget; the command for the next page goes
+to stderr (--raw) or is in the page's next_cursor (--json). Pages concatenate to the file exactly.`,
     positionals: ["path"],
     tool: "read",
   },
@@ -571,8 +612,9 @@ Without a cursor key, cursors are signed with a random key and die with the proc
     usage: "pagewise search PATTERN [DIR|FILE] [options]",
     summary: "search file contents for a regex or text",
     about: `Searches the text files under DIR (default: the current directory), or one FILE, for PATTERN
-(a JavaScript regex; --literal for text), smart case. Prints PATH:LINE:TEXT lines (--raw) or the
-page with the exact total (--json).`,
+(a JavaScript regex; -F for text), smart case. Prints each matching line once as
+PATH:LINE:COLUMN:TEXT (all of them into a pipe, like rg --column), or a page with the exact
+total (--json).`,
     positionals: ["pattern", "path"],
     tool: "search",
   },
@@ -589,8 +631,9 @@ page's earlier_cursor and later_cursor (--json). See docs/tail.md.`,
     usage: "pagewise json FILE QUERY [options]",
     summary: "JSONPath (or --pointer) matches in a JSON, JSONL or JSON-seq file",
     about: `Runs a JSONPath (RFC 9535) query, or with --pointer a JSON Pointer (RFC 6901), over FILE,
-streaming, and prints one page {language, query, items:[{path, value}], complete, next_cursor,
-stats}; values are printed exactly as spelled in the file. See docs/json.md.`,
+streaming. Into a pipe it prints every match's value, one per line, exactly as spelled in the file
+(like jq -c); on a terminal one page, each match pretty after its path; --json one page
+{language, query, items:[{path, value}], complete, next_cursor, stats}. See docs/json.md.`,
     positionals: ["path", "query"],
     tool: "json_read",
   },
@@ -682,8 +725,9 @@ export function mainHelp(version: string): string {
     `  ${"pagewise -V, --version".padEnd(46)}print the version`,
     "",
     "Terminal commands read any path you name: without --root they are confined to the target's own",
-    "directory. Their output is the content itself on a terminal (--raw) and JSON pages otherwise",
-    "(--json); the command for the next page goes to stderr.",
+    "directory. On a terminal they print one page of the content itself (--raw) and the command for",
+    "the next page on stderr. Into a pipe, read, list, search and json print all of it (like cat, find,",
+    "rg and jq -c), tail its newest page. --json prints one page as the tool's JSON object.",
     "",
     "Environment (flags win over it):",
     ...env,

@@ -1,8 +1,8 @@
 /**
  * @module
- * What terminal commands print: the content itself (`--raw`) or the tool's JSON page, the command
- * for the next page, and tool errors spoken in flags (`--max-tokens`) rather than tool arguments
- * (`max_tokens`).
+ * How terminal commands speak: the command line for the next page or a retry, paths as the user
+ * spelled them, and tool errors in flags (`--max-tokens`, `-F`) rather than tool arguments
+ * (`max_tokens`, `literal: true`). What a page prints is render.ts.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -92,9 +92,26 @@ export function translateMessage(command: TerminalCommand, message: string): str
     const flag = flagOf(command, arg);
     return flag ? `${lead}${flag}` : whole;
   });
+  // A switch set to true is the flag alone, in its short spelling when it has one: `literal: true`
+  // is `-F`, `--grep-literal: true` (an argument already named as its flag) is `--grep-literal`.
+  text = text.replace(/(--)?\b([a-z]+(?:[_-][a-z]+)*): true\b/g, (whole, dashes, name: string) => {
+    const option = OPTIONS.find(
+      (o) =>
+        o.commands.includes(command) &&
+        o.value === undefined &&
+        o.sets === undefined &&
+        (dashes ? o.flag === name : o.arg === name),
+    );
+    return option ? (option.short ? `-${option.short}` : `--${option.flag}`) : whole;
+  });
   text = text.replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (word) => {
     const flag = flagOf(command, word);
     return flag?.startsWith("--") ? flag : word;
+  });
+  // A positional named at the start of a message (`pattern is not a valid …`) as usage spells it.
+  text = text.replace(/^([a-z]+) (?=is |must )/, (whole, arg: string) => {
+    const flag = flagOf(command, arg);
+    return flag ? `${flag} ` : whole;
   });
   return text
     .replace(
@@ -145,14 +162,8 @@ export function renderError(inv: Invocation, body: ErrorBody, asJson: boolean): 
   return `${lines.join("\n")}\n`;
 }
 
-/** What a raw rendering writes: content to stdout, notes and follow-up commands to stderr. */
-export interface RawOutput {
-  stdout: string | Buffer;
-  stderr: string[];
-}
-
 /** Where a hit lives, spelled as the user spelled the target: absolute, or from the cwd. */
-function displayPath(baseUri: string, relative: string, cwd: string | undefined): string {
+export function displayPath(baseUri: string, relative: string, cwd: string | undefined): string {
   let base: string;
   try {
     base = fileURLToPath(baseUri);
@@ -167,9 +178,6 @@ function displayPath(baseUri: string, relative: string, cwd: string | undefined)
     : fromCwd;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: pages are the tools' JSON, read field by field
-type Page = any;
-
 /** Arguments that shape every page and that a cursor does not carry, so the next command repeats them. */
 const PAGE_SHAPE: Record<TerminalCommand, readonly string[]> = {
   read: ["max_tokens"], // read's limit is a line range, fixed by the cursor
@@ -180,98 +188,11 @@ const PAGE_SHAPE: Record<TerminalCommand, readonly string[]> = {
 };
 
 /** The arguments of the command for the next page: its cursor and this page's shape. */
-function nextArgs(inv: Invocation, cursor: Record<string, unknown>): Record<string, unknown> {
+export function nextArgs(
+  inv: Invocation,
+  cursor: Record<string, unknown>,
+): Record<string, unknown> {
   const args: Record<string, unknown> = { ...cursor };
   for (const name of PAGE_SHAPE[inv.command]) args[name] = inv.args[name];
   return args;
-}
-
-function renderRead(inv: Invocation, page: Page): RawOutput {
-  const stdout =
-    inv.args.encoding === "base64" ? Buffer.from(page.content, "base64") : String(page.content);
-  const stderr: string[] = [];
-  if (page.has_more && page.next_cursor) {
-    stderr.push(`next page: ${commandLine(inv, nextArgs(inv, { cursor: page.next_cursor }))}`);
-  }
-  return { stdout, stderr };
-}
-
-function renderList(inv: Invocation, page: Page, cwd: string | undefined): RawOutput {
-  const lines = (page.items as { path: string; type: string }[]).map(
-    (item) => `${displayPath(page.uri, item.path, cwd)}${item.type === "directory" ? "/" : ""}`,
-  );
-  const stderr: string[] = [];
-  if (page.next_cursor) {
-    const p = page.pagination ?? {};
-    const next = nextArgs(inv, { cursor: page.next_cursor });
-    stderr.push(
-      `${p.offset + lines.length} shown${p.total !== undefined ? ` of ${p.total}` : ""}; next page: ${commandLine(inv, next)}`,
-    );
-  }
-  return { stdout: lines.map((l) => `${l}\n`).join(""), stderr };
-}
-
-function renderSearch(inv: Invocation, page: Page, cwd: string | undefined): RawOutput {
-  const out: string[] = [];
-  const grouped = (inv.args.context as number | undefined) ?? 0;
-  for (const [i, item] of (page.items as Page[]).entries()) {
-    const where = displayPath(page.uri, item.path, cwd);
-    if (grouped > 0 && i > 0) out.push("--");
-    const before: string[] = item.before ?? [];
-    before.forEach((text, k) => {
-      out.push(`${where}-${item.line - before.length + k}-${text}`);
-    });
-    out.push(`${where}:${item.line}:${item.text}${item.truncated ? " …" : ""}`);
-    (item.after ?? []).forEach((text: string, k: number) => {
-      out.push(`${where}-${item.line + 1 + k}-${text}`);
-    });
-  }
-  const p = page.pagination ?? {};
-  const stderr: string[] = [];
-  if (p.total === 0) stderr.push("no matches");
-  if (page.next_cursor) {
-    const next = nextArgs(inv, { cursor: page.next_cursor });
-    stderr.push(
-      `matches ${p.offset + 1}-${p.offset + page.items.length} of ${p.total}; next page: ${commandLine(inv, next)}`,
-    );
-  }
-  return { stdout: out.map((l) => `${l}\n`).join(""), stderr };
-}
-
-function renderTail(inv: Invocation, page: Page): RawOutput {
-  const lines = (page.items as Page[]).map((item) => `${item.text}${item.truncated ? " …" : ""}`);
-  const stderr: string[] = [];
-  if (page.has_earlier && page.earlier_cursor) {
-    const earlier = nextArgs(inv, { before: page.earlier_cursor });
-    stderr.push(`earlier records: ${commandLine(inv, earlier)}`);
-  }
-  if (page.later_cursor) {
-    const later = nextArgs(inv, { after: page.later_cursor });
-    stderr.push(`records added later: ${commandLine(inv, later)}`);
-  }
-  return { stdout: lines.map((l) => `${l}\n`).join(""), stderr };
-}
-
-/** The content of a tool's page, or undefined when the page is not JSON (read in line mode). */
-export function renderRaw(inv: Invocation, text: string, workDir: string): RawOutput | undefined {
-  const cwd = inv.absolutePaths ? undefined : workDir;
-  let page: Page;
-  try {
-    page = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (page === null || typeof page !== "object") return undefined;
-  const rendered =
-    inv.command === "read"
-      ? renderRead(inv, page)
-      : inv.command === "list"
-        ? renderList(inv, page, cwd)
-        : inv.command === "search"
-          ? renderSearch(inv, page, cwd)
-          : inv.command === "tail"
-            ? renderTail(inv, page)
-            : undefined;
-  if (rendered && typeof page.note === "string") rendered.stderr.unshift(page.note);
-  return rendered;
 }

@@ -30,8 +30,9 @@ import {
   DEFAULT_SEARCH_STALL_MS,
 } from "../sources/limits.js";
 import type { ToolSettings } from "../tools/index.js";
+import { UsageError } from "./usage.js";
 
-export class UsageError extends Error {}
+export { UsageError };
 
 export function positiveInt(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;

@@ -62,13 +62,21 @@ export * from "./limits.js";
 export * from "./pager/index.js";
 export * from "./source/index.js";
 export {
+  CONTENT_VERSION_TAG,
   completeUtf8Length,
-  FINGERPRINT_BYTES,
   type FileVersion,
   FileVersions,
   firstInvalidUtf8,
   identityKey,
+  isContentExpectation,
+  racyWindowNs,
+  type SettleOptions,
+  sameState,
+  stateVersion,
+  systemClock,
+  unsettledNs,
   VERSION_DIGEST_BYTES,
+  type VersionClock,
   type VersionExpectation,
   versionString,
 } from "./version/file-version.js";

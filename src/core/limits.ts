@@ -3,11 +3,23 @@
  * Defaults and hard limits in one place. Names carry their unit.
  */
 
-/** Budget applied when a tool is called without `max_tokens` (except `read` in line mode). */
-export const DEFAULT_MAX_TOKENS = 8000;
 /**
- * Largest budget honoured; a larger request is lowered to this and the page says so. 25,000 is the
- * largest tool result Claude Code accepts by default (`MAX_MCP_OUTPUT_TOKENS`).
+ * Budget applied when a tool is called without `max_tokens` (except `read` in line mode). Chosen
+ * so that a default page shows inline in every client whatever it holds: the `default` estimator
+ * charges at least 1/8 token per UTF-16 unit, so a page of 6,000 tokens is at most 48,000
+ * characters, under Claude Code's 50,000-character threshold above which a result is saved to a
+ * file (the one that applies where a tool's `_meta["anthropic/maxResultSizeChars"]` is not
+ * honoured, as in Claude Desktop's code agent), and under the 12,500 rough tokens (characters / 4)
+ * above which Claude Code counts a result against `MAX_MCP_OUTPUT_TOKENS` at all. docs/clients.md
+ * has the sources.
+ */
+export const DEFAULT_MAX_TOKENS = 6000;
+/**
+ * Largest budget honoured; a larger request is lowered to this and the page says so. 25,000 is
+ * Claude Code's default `MAX_MCP_OUTPUT_TOKENS`. Each tool declares in `tools/list` the characters
+ * a page at this cap can take (`maxResultSizeChars` in mcp/limits.ts), which raises Claude Code's
+ * character threshold and, for text, replaces its token ceiling with a quarter of that
+ * declaration (50,000 tokens at this cap), so a page at the cap shows inline in the CLI.
  */
 export const DEFAULT_MAX_TOKENS_CAP = 25_000;
 /** Ceiling of `read` in line mode, in estimated tokens of the returned text. */
@@ -19,10 +31,24 @@ export const DEFAULT_CURSOR_TTL_HOURS = 24 * 7;
 /** Bytes read per system call when streaming a file (hashing, scanning lines). */
 export const STREAM_CHUNK_BYTES = 1 << 20;
 /**
- * A file whose mtime or ctime is this close to the moment it was hashed cannot be trusted to be
- * unchanged just because its metadata is unchanged (timestamps are coarse; a write in the same
- * tick leaves them equal). Such a file is re-hashed on the next call ("racily clean", as in git).
+ * A file whose ctime is this close to now cannot be trusted to be unchanged just because its state
+ * (size, mtime, ctime) is unchanged: timestamps are coarse, and a write in the same tick as the last
+ * one leaves them equal ("racily clean", as in git). This window holds where timestamps may be as
+ * coarse as a second or two (a ctime on a whole second: FAT, HFS+, some NFS servers), and for files
+ * whose timestamps come from another machine's clock (a network file system: it also absorbs that
+ * much clock skew between the server and this machine). docs/versions.md has the argument.
  */
 export const RACY_WINDOW_NS = 2_000_000_000n;
+/**
+ * The racy window of a local file system with sub-second timestamps: they are stamped from the
+ * kernel's coarse clock, which advances every tick (1–10 ms; 15.6 ms on Windows servers), so a
+ * write more than this after the last one always stamps a later ctime.
+ */
+export const FINE_RACY_WINDOW_NS = 50_000_000n;
+/**
+ * How many times a file that is not settled (written within its racy window) is waited for before
+ * its first page is refused with CONTENT_CHANGED: a file written continuously never settles.
+ */
+export const SETTLE_ATTEMPTS = 3;
 /** Entries kept in the per-process version cache. */
 export const VERSION_CACHE_ENTRIES = 4096;

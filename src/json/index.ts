@@ -16,7 +16,7 @@
  * ```
  */
 
-export { compactJsonRange, compactJsonText } from "./compact.js";
+export { compactJsonRange, compactJsonText, JsonCompactor } from "./compact.js";
 export { DEFAULT_JSON_LIMITS, type JsonLimits, resolveLimits } from "./limits.js";
 export {
   type CompiledQuery,

@@ -24,13 +24,14 @@ import type { JsonLimits } from "./limits.js";
 
 const MAX_SAFE = 2 ** 53 - 1;
 
-const FUNCTIONS: Record<string, { params: FunctionType[]; result: FunctionType }> = {
-  length: { params: ["value"], result: "value" },
-  count: { params: ["nodes"], result: "value" },
-  match: { params: ["value", "value"], result: "logical" },
-  search: { params: ["value", "value"], result: "logical" },
-  value: { params: ["nodes"], result: "value" },
-};
+/** A Map, not an object literal: a query naming "constructor" must find no function. */
+const FUNCTIONS: ReadonlyMap<string, { params: FunctionType[]; result: FunctionType }> = new Map([
+  ["length", { params: ["value"], result: "value" }],
+  ["count", { params: ["nodes"], result: "value" }],
+  ["match", { params: ["value", "value"], result: "logical" }],
+  ["search", { params: ["value", "value"], result: "logical" }],
+  ["value", { params: ["nodes"], result: "value" }],
+]);
 
 export function parseJsonPath(query: string, limits: JsonLimits): Segment[] {
   const p = new Parser(query, limits);
@@ -495,7 +496,7 @@ class Parser {
     const name = this.src.slice(start, this.pos);
     if (this.peek() !== "(")
       this.fail(`unexpected '${name}' (literals are true, false and null)`, start);
-    const def = FUNCTIONS[name];
+    const def = FUNCTIONS.get(name);
     if (!def) {
       throw new PagewiseError(
         "QUERY_SYNTAX_ERROR",

@@ -21,7 +21,10 @@ export {
   createMcpServer,
   type Engine,
   instructionsFor,
+  type ListedTool,
   MAX_RESULT_SIZE_META_KEY,
+  maxResultSizeChars,
   TOOL_LIST,
   textResult,
+  toolListFor,
 } from "./server.js";

@@ -24,9 +24,10 @@ export const MAX_HEADERS_RECEIVE_MS = 20_000;
 /** Shutdown waits this long past the request timeout, in ms, so in-flight requests can answer. */
 export const SHUTDOWN_GRACE_EXTRA_MS = 1000;
 /**
- * Results whose text is longer than this are saved to a file by Claude Code and replaced by a short
- * preview, unless the result raises the threshold with `_meta[MAX_RESULT_SIZE_META_KEY]`.
+ * Claude Code saves a tool result longer than this many characters to a file and shows the model a
+ * short preview, unless the tool's entry in `tools/list` declares a larger
+ * `_meta[MAX_RESULT_SIZE_META_KEY]` (docs/clients.md). The default budget keeps pages under it.
  */
-export const CLIENT_RESULT_PREVIEW_CHARS = 50_000;
-/** The highest threshold Claude Code honours, in characters. */
+export const CLIENT_PERSIST_THRESHOLD_CHARS = 50_000;
+/** The largest `_meta[MAX_RESULT_SIZE_META_KEY]` Claude Code honours, in characters. */
 export const MAX_RESULT_SIZE_CHARS = 500_000;

@@ -23,14 +23,17 @@ import { z } from "zod";
 import type { Caller } from "../access/index.js";
 import {
   type CursorCodec,
+  DEFAULT_MAX_READ_TOKENS,
   DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TOKENS_CAP,
+  defaultEstimator,
   type Estimator,
   FileVersions,
   toPagewiseError,
 } from "../core/index.js";
-import { parseArgs, TOOLS, type ToolSettings } from "../tools/index.js";
+import { COMMON_RULES, parseArgs, TOOLS, type ToolSettings } from "../tools/index.js";
 import { PACKAGE_VERSION } from "../version.js";
-import { CLIENT_RESULT_PREVIEW_CHARS, MAX_RESULT_SIZE_CHARS } from "./limits.js";
+import { MAX_RESULT_SIZE_CHARS } from "./limits.js";
 
 /** The parts shared by every request a server process answers. */
 export interface Engine {
@@ -38,10 +41,16 @@ export interface Engine {
   readonly estimator: Estimator;
   readonly settings: ToolSettings;
   readonly versions: FileVersions;
+  /** `tools/list`'s tools for these settings and this estimator (built once). */
+  readonly toolList: readonly ListedTool[];
 }
 
-export function createEngine(parts: Omit<Engine, "versions">): Engine {
-  return { ...parts, versions: new FileVersions() };
+export function createEngine(parts: Omit<Engine, "versions" | "toolList">): Engine {
+  return {
+    ...parts,
+    versions: new FileVersions(),
+    toolList: toolListFor(parts.settings, parts.estimator),
+  };
 }
 
 /** Called once per request to learn who is calling (from the request's auth info). */
@@ -59,7 +68,30 @@ export interface ServerHooks {
   onCall?: (record: CallRecord) => void;
 }
 
+/**
+ * The `_meta` key of a tool's entry in `tools/list` with which Claude Code lets the tool's results
+ * be that many characters long before it saves them to a file (docs/clients.md).
+ */
 export const MAX_RESULT_SIZE_META_KEY = "anthropic/maxResultSizeChars";
+
+/**
+ * The most characters a result within `maxTokens` can hold under `estimator` (one token covers at
+ * most `maxUnitsPerToken` UTF-16 units, which is how clients count characters), as a tool declares
+ * it under MAX_RESULT_SIZE_META_KEY: at most the 500,000 Claude Code honours.
+ */
+export function maxResultSizeChars(maxTokens: number, estimator: Estimator): number {
+  return Math.min(MAX_RESULT_SIZE_CHARS, maxTokens * estimator.maxUnitsPerToken);
+}
+
+/** A tool as `tools/list` publishes it. */
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: "object"; [k: string]: unknown };
+  annotations: { readOnlyHint: true; openWorldHint: false };
+  _meta: { [MAX_RESULT_SIZE_META_KEY]: number };
+}
 
 /**
  * One validator for every server instance: the HTTP entry builds a server per request, and the
@@ -68,35 +100,67 @@ export const MAX_RESULT_SIZE_META_KEY = "anthropic/maxResultSizeChars";
  */
 const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
+/** Each tool's input schema as JSON Schema 2020-12, MCP's default dialect (without `$schema`). */
+const INPUT_SCHEMAS = new Map(
+  TOOLS.map((tool) => {
+    const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.input, {
+      io: "input",
+      target: "draft-2020-12",
+    });
+    return [tool.name, inputSchema as ListedTool["inputSchema"]];
+  }),
+);
+
 /**
- * Every tool as `tools/list` publishes it; built once, in a fixed order (the order of TOOLS). The
- * schemas are JSON Schema 2020-12, MCP's default dialect, so they leave out `$schema`.
+ * Every tool as `tools/list` publishes it, in a fixed order (the order of TOOLS). Each declares the
+ * largest result it may return (a page at the cap; for `read`, a line-mode answer at its ceiling
+ * too), so that Claude Code shows such a result instead of saving it to a file.
  */
-export const TOOL_LIST = TOOLS.map((tool) => {
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.input, {
-    io: "input",
-    target: "draft-2020-12",
+export function toolListFor(settings: ToolSettings, estimator: Estimator): ListedTool[] {
+  return TOOLS.map((tool) => {
+    const largest =
+      tool.name === "read"
+        ? Math.max(settings.maxTokensCap, settings.maxReadTokens)
+        : settings.maxTokensCap;
+    return {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: INPUT_SCHEMAS.get(tool.name)!,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      _meta: { [MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(largest, estimator) },
+    };
   });
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: inputSchema as { type: "object"; [k: string]: unknown },
-    annotations: { title: tool.title, readOnlyHint: true, openWorldHint: false },
-  };
-});
+}
 
-const BASE_INSTRUCTIONS = `pagewise reads files, directories and large JSON in pages that fit a token budget (${DEFAULT_MAX_TOKENS} tokens by default). Pass next_cursor back to continue; cursors are bound to the content's version.`;
+/** The tools as a server with the default settings and the `default` estimator lists them. */
+export const TOOL_LIST: readonly ListedTool[] = toolListFor(
+  {
+    defaultMaxTokens: DEFAULT_MAX_TOKENS,
+    maxTokensCap: DEFAULT_MAX_TOKENS_CAP,
+    maxReadTokens: DEFAULT_MAX_READ_TOKENS,
+  },
+  defaultEstimator,
+);
 
-/** The server's instructions; with a known caller they name the directories it may read. */
-export function instructionsFor(caller: Caller | undefined): string {
-  if (!caller) return BASE_INSTRUCTIONS;
+/**
+ * The server's instructions: what every tool shares (budget, paging, errors), said once here
+ * rather than in each tool's description; with a known caller they name the directories it may
+ * read. Claude Code keeps the first 2,048 characters, so the roots come last.
+ */
+export function instructionsFor(
+  caller: Caller | undefined,
+  settings?: Pick<ToolSettings, "defaultMaxTokens" | "maxTokensCap">,
+): string {
+  const base = COMMON_RULES(
+    settings?.defaultMaxTokens ?? DEFAULT_MAX_TOKENS,
+    settings?.maxTokensCap ?? DEFAULT_MAX_TOKENS_CAP,
+  );
+  if (!caller) return base;
   const dirs = caller.roots.dirs;
   const where =
-    dirs.length === 0
-      ? " This caller may read no directory."
-      : ` Paths are relative to the first root, or absolute inside a root. Roots: ${dirs.join(", ")}.`;
-  return `${BASE_INSTRUCTIONS}${where}`;
+    dirs.length === 0 ? " This caller may read no directory." : ` Roots: ${dirs.join(", ")}.`;
+  return `${base}${where}`;
 }
 
 /**
@@ -114,10 +178,13 @@ export function createMcpServer(
     {
       capabilities: { tools: {} },
       jsonSchemaValidator: SHARED_VALIDATOR,
-      instructions: instructionsFor(typeof caller === "function" ? undefined : caller),
+      instructions: instructionsFor(
+        typeof caller === "function" ? undefined : caller,
+        engine.settings,
+      ),
     },
   );
-  server.setRequestHandler("tools/list", async () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler("tools/list", async () => ({ tools: [...engine.toolList] }));
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     const tool = TOOLS.find((t) => t.name === request.params.name);
     if (!tool)
@@ -161,15 +228,12 @@ export function createMcpServer(
   return server;
 }
 
-/** The one text block; a long one carries the hint that keeps Claude Code from clipping it. */
+/**
+ * The one text block of a tool result. The size hint Claude Code reads is on the tool's entry in
+ * `tools/list` (`toolListFor`), not here: on a result it has no effect.
+ */
 export function textResult(text: string, isError: boolean): CallToolResult {
-  return {
-    content: [{ type: "text", text }],
-    ...(isError ? { isError: true } : {}),
-    ...(text.length > CLIENT_RESULT_PREVIEW_CHARS
-      ? { _meta: { [MAX_RESULT_SIZE_META_KEY]: Math.min(MAX_RESULT_SIZE_CHARS, text.length) } }
-      : {}),
-  };
+  return { content: [{ type: "text", text }], ...(isError ? { isError: true } : {}) };
 }
 
 /** Progress notifications for one request, at most one every 200 ms; failures to send are ignored. */

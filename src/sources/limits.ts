@@ -62,6 +62,23 @@ export const MAX_GITIGNORE_GLOBSTARS_PER_RULE = 2;
 
 /** Longest pattern accepted, in characters (ripgrep bounds the compiled size; this bounds input). */
 export const MAX_PATTERN_CHARS = 64 * 1024;
+/**
+ * Deepest nesting of groups in a pattern (ripgrep's default nest limit): what reads a pattern
+ * recursively (the analysis, the RE2 translation) stays far from the stack's end.
+ */
+export const MAX_PATTERN_NESTING = 250;
+/**
+ * Steps per character of text a pattern may cost V8's backtracking engine to run there (the
+ * `bounded` engine; analysis.ts computes the bound from the syntax). Past it, the pattern runs on
+ * the linear-time engine.
+ */
+export const MAX_BOUNDED_STEPS_PER_CHAR = 256;
+/**
+ * Largest program (instructions, as `re2Weight` estimates them) the linear-time engine compiles:
+ * compiling costs ~10 µs an instruction, and its automaton can step through the whole program per
+ * character. A 64 KiB literal fits.
+ */
+export const MAX_PATTERN_PROGRAM = 100_000;
 /** Longest glob accepted, in characters. */
 export const MAX_GLOB_CHARS = 1024;
 /** Wildcards (`*`) a glob may have when it has to run on the backtracking engine. */
@@ -96,8 +113,13 @@ export const MAX_SHARDED_WINDOW = 5000;
 
 /** Bytes a search reads per system call. */
 export const SEARCH_CHUNK_BYTES = 1 << 20;
-/** A file with a longer line is skipped (`skipped.long_lines`): a line is held whole to match it. */
-export const MAX_SEARCH_LINE_BYTES = 64 << 20;
+/**
+ * Longest line a search holds whole: a line is held to match a pattern whose matches can be
+ * long (`a.*b`), or with `context`. A file with a longer line is skipped (`skipped.long_lines`)
+ * once this much of the line is read, never holding more. Lines of any length are matched a
+ * window at a time when every match is short (literals, most bounded patterns; context 0).
+ */
+export const MAX_SEARCH_LINE_BYTES = 4 << 20;
 /** NUL in this many leading bytes marks a file binary (like git and ripgrep). */
 export const BINARY_SNIFF_BYTES = 8192;
 /** Bytes `tail` reads per block, backwards from the end. */
@@ -105,12 +127,17 @@ export const TAIL_BLOCK_BYTES = 64 * 1024;
 /** Blocks one `tail` call keeps (recently read blocks are re-read for anchors and prefixes). */
 export const TAIL_CACHED_BLOCKS = 64;
 /**
- * Work of one RE2 `grep` test allowed on the thread that serves requests: RE2's program weight
- * (`re2Weight`) times the record's length. RE2 can step through its whole program for every
- * character (about 20 ns a step here), so this bounds such a test to tens of milliseconds; a
- * larger one runs in the guarded worker.
+ * Work of one `grep` test allowed on the thread that serves requests: the pattern's weight (steps
+ * per character: the backtracking bound of a `bounded` pattern, the program size of a `linear`
+ * one) times the record's length. At about 20 ns a step this bounds such a test to tens of
+ * milliseconds; a larger one runs in the guarded worker.
  */
 export const GREP_IN_THREAD_STEPS = 2_000_000;
+/**
+ * Largest linear-engine program compiled on the thread that serves requests (~10 µs an
+ * instruction); a larger pattern's tests all run in the guarded worker.
+ */
+export const GREP_IN_THREAD_PROGRAM = 2000;
 /** Work of `grep` tests on the serving thread after which the scan gives the event loop a turn. */
 export const GREP_YIELD_STEPS = 2_000_000;
 /** `grep` matches at most this many leading bytes of a record: a guard against enormous records. */
@@ -129,6 +156,16 @@ export const LINE_INDEX_VERSIONS = 64;
 export const JSON_VALUE_WINDOW_BYTES = 256 * 1024;
 /** Bytes read per step when compacting a value too large for one read (it stops at the cap). */
 export const JSON_COMPACT_CHUNK_BYTES = 64 * 1024;
+/**
+ * `json_read` keeps the engine of this many walks, each where its last page ended, for the call
+ * that brings that page's cursor (json-pages/continuations.ts); each holds an open descriptor and a
+ * value window (JSON_VALUE_WINDOW_BYTES).
+ */
+export const JSON_CONTINUATIONS = 4;
+/** A kept engine nobody continued within this long is closed. */
+export const JSON_CONTINUATION_TTL_MS = 30_000;
+/** A JSON stream (`pagewise json` into a pipe) sends its lines in buffers this large. */
+export const JSON_STREAM_BUFFER_BYTES = 64 * 1024;
 
 // --- json_open handles ---
 

@@ -11,7 +11,7 @@ import { tailTool } from "./tail.js";
 import type { ToolDefinition } from "./tool.js";
 
 export type { ToolContext, ToolSettings } from "./context.js";
-export { parseArgs } from "./schema.js";
+export { COMMON_RULES, ERROR_ACTIONS, parseArgs } from "./schema.js";
 export type { ToolDefinition } from "./tool.js";
 
 /** Every tool the server offers, in the order they are listed. */

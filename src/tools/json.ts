@@ -8,7 +8,7 @@ import { loweredFields, resolvePageParams } from "../core/index.js";
 import { DEFAULT_JSON_LIMITS } from "../json/limits.js";
 import { DEFAULT_JSON_MAX_ITEMS, MAX_JSON_MAX_ITEMS } from "../sources/limits.js";
 import { budgetParam, loadSource, runTool, type ToolContext } from "./context.js";
-import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
+import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 /** The budget of a call that returns no page (json_open, json_close): the default, or lowered. */
@@ -30,23 +30,15 @@ const PROBE_TEXT = `${DEFAULT_JSON_LIMITS.probeBytes / (1 << 20)} MiB`;
 
 const formatArg = z
   .enum(["auto", "json", "jsonl", "json-seq"])
-  .describe(
-    '"auto" (default: RS at byte 0 → json-seq; .jsonl/.ndjson or ≥ 2 leading one-value lines → jsonl; else json), or the format to use. JSONL and JSON-seq are queried as one array of records.',
-  );
+  .describe('Default "auto": detected from the first bytes and the name.');
 
 export const jsonOpenInput = z
   .object({
-    path: z
-      .string()
-      .describe(
-        "JSON, JSONL or JSON-seq file: relative to the first root, absolute inside a root, or a file:// URI.",
-      ),
+    path: z.string().describe("JSON, JSONL or JSON-seq file."),
     format: formatArg.optional(),
     validation: z
       .enum(["probe", "full"])
-      .describe(
-        `"probe" (default) validates the first ${PROBE_TEXT} (complete: false on larger files); "full" streams the whole file.`,
-      )
+      .describe(`"probe" (default) validates the first ${PROBE_TEXT}, "full" all.`)
       .optional(),
     max_tokens: maxTokensArg,
   })
@@ -55,7 +47,7 @@ export const jsonOpenInput = z
 export const jsonOpenTool: ToolDefinition<typeof jsonOpenInput> = {
   name: "json_open",
   title: "Open a large JSON / JSONL / JSON-seq file",
-  description: `Detect a JSON, JSONL or JSON-seq file's format and validate it strictly (probe: the first ${PROBE_TEXT}; full: all). Returns JSON {file_id, uri, requested_format, detected_format, detection?, validation:{mode, complete, bytes_examined, records_examined?}, source:{size, modified_time}, version}. Pass file_id to json_read (or skip json_open and give json_read a path). Errors: FORMAT_MISMATCH (with retry), SYNTAX_ERROR / UNSUPPORTED_SYNTAX with location, RESOURCE_LIMIT_EXCEEDED. ${BUDGET_NOTE}`,
+  description: `Detect a JSON, JSONL or JSON-seq file's format and validate it strictly: {file_id, uri, requested_format, detected_format, detection?, validation:{mode, complete, bytes_examined, records_examined?}, source:{size, modified_time}, version}. Pass file_id (or the path) to json_read.`,
   input: jsonOpenInput,
   async run(args, ctx: ToolContext) {
     const { jsonOpen } = await loadSource.json();
@@ -74,23 +66,17 @@ export const jsonReadInput = z
   .object({
     cursor: cursorArg,
     file_id: z.string().min(1).describe("A handle from json_open.").optional(),
-    path: z
-      .string()
-      .describe("The file to query when no file_id is given (same forms as json_open's path).")
-      .optional(),
+    path: z.string().describe("The file, when no file_id is given.").optional(),
     language: z
       .enum(["jsonpath", "pointer"])
-      .describe('"jsonpath" (RFC 9535) or "pointer" (RFC 6901, plain or "#" fragment).')
+      .describe("JSONPath (RFC 9535) or JSON Pointer (RFC 6901).")
       .optional(),
-    query: z
-      .string()
-      .describe('The JSONPath ("$.orders[*].id") or pointer ("/orders/0").')
-      .optional(),
+    query: z.string().describe('"$.orders[*].id" or "/orders/0".').optional(),
     format: formatArg.optional(),
     max_items: wholeNumber(
       1,
       MAX_COUNT_ARG,
-      `Matches per page (default ${DEFAULT_JSON_MAX_ITEMS}, at most ${MAX_JSON_MAX_ITEMS}; larger is lowered and reported).`,
+      `Matches per page (default ${DEFAULT_JSON_MAX_ITEMS}, at most ${MAX_JSON_MAX_ITEMS}).`,
     ).optional(),
     max_tokens: maxTokensArg,
   })
@@ -99,7 +85,7 @@ export const jsonReadInput = z
 export const jsonReadTool: ToolDefinition<typeof jsonReadInput> = {
   name: "json_read",
   title: "Query a large JSON / JSONL / JSON-seq file in pages",
-  description: `Run a JSONPath or JSON Pointer query over a JSON, JSONL or JSON-seq file (JSONL/JSON-seq: one array of records), streaming. Takes exactly one of {cursor}, {file_id, language, query}, {path, language, query, format?}. Returns JSON {file_id?, language, query, items:[{path, value}], complete, next_cursor, stats:{returned, skipped}}: path is the match's JSON Pointer, value its JSON exactly as in the file (numbers and escapes as spelled). A value too large for a page comes as {path, value_truncated: true, value_cursor}: pass value_cursor to the read tool. Continue with next_cursor (resumes where the page ended; CONTENT_CHANGED if the file changed). ${BUDGET_NOTE}`,
+  description: `Query a JSON file with JSONPath or JSON Pointer, streaming (JSONL and JSON-seq: one array of records). Takes {cursor}, {file_id, language, query} or {path, language, query, format?}: {file_id?, language, query, items:[{path, value}], complete, next_cursor, stats:{returned, skipped}}; path is the match's pointer, value its JSON as written. A value too large for a page is {path, value_truncated: true, value_cursor}: read it with read.`,
   input: jsonReadInput,
   async run(args, ctx: ToolContext) {
     const { createJsonReadSource } = await loadSource.json();
@@ -125,7 +111,7 @@ export const jsonReadTool: ToolDefinition<typeof jsonReadInput> = {
 
 export const jsonCloseInput = z
   .object({
-    file_id: z.string().min(1).describe("The handle to close."),
+    file_id: z.string().min(1),
     max_tokens: maxTokensArg,
   })
   .strict();
@@ -133,7 +119,8 @@ export const jsonCloseInput = z
 export const jsonCloseTool: ToolDefinition<typeof jsonCloseInput> = {
   name: "json_close",
   title: "Close a json_open handle",
-  description: `Close a file_id from json_open. Returns {file_id, closed}; closed is false when it was not open (already closed or expired). Cursors do not need the handle. ${BUDGET_NOTE}`,
+  description:
+    "Close a json_open handle: {file_id, closed}; closed is false when it was not open. Cursors do not need the handle.",
   input: jsonCloseInput,
   async run(args, ctx: ToolContext) {
     const { jsonClose } = await loadSource.json();

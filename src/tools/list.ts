@@ -1,48 +1,29 @@
 import { z } from "zod";
 import { DEFAULT_LIST_LIMIT, DEFAULT_MAX_WALK_ENTRIES, MAX_LIST_LIMIT } from "../sources/limits.js";
 import { budgetParam, loadSource, runTool, type ToolContext } from "./context.js";
-import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
+import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 export const listInput = z
   .object({
-    path: z
-      .string()
-      .describe(
-        "Directory to list: relative to the first root, absolute inside a root, or a file:// URI (default: the first root). May be left out with a cursor.",
-      )
-      .optional(),
-    recursive: z.boolean().describe("List the whole tree below path (default false).").optional(),
+    path: z.string().describe("Directory (default: the first root).").optional(),
+    recursive: z.boolean().describe("The whole tree below path.").optional(),
     glob: z
       .string()
-      .describe(
-        'Only entries matching this glob (picomatch). Without "/" it matches names at any depth ("*.ts"); with "/" the path relative to path ("src/**/*.ts").',
-      )
+      .describe('Only matching entries: "*.ts" by name at any depth, "src/**/*.ts" by path.')
       .optional(),
-    type: z
-      .enum(["file", "directory", "any"])
-      .describe(
-        'Only regular files, only directories, or "any" (default; symlinks and other entries included).',
-      )
-      .optional(),
+    type: z.enum(["file", "directory", "any"]).describe('Default "any".').optional(),
     include_hidden: z
       .boolean()
-      .describe("Include names starting with '.' (default false). .git is never listed.")
+      .describe("Include names starting with '.' (.git never).")
       .optional(),
-    respect_gitignore: z
-      .boolean()
-      .describe("Leave out what .gitignore files ignore, nested ones too (default true).")
-      .optional(),
+    respect_gitignore: z.boolean().describe("Default true.").optional(),
     limit: wholeNumber(
       1,
       MAX_COUNT_ARG,
-      `Entries per page (default ${DEFAULT_LIST_LIMIT}, at most ${MAX_LIST_LIMIT}; larger is lowered and reported).`,
+      `Entries per page (default ${DEFAULT_LIST_LIMIT}, at most ${MAX_LIST_LIMIT}).`,
     ).optional(),
-    offset: wholeNumber(
-      0,
-      MAX_COUNT_ARG,
-      "Index of the first entry to return (default 0).",
-    ).optional(),
+    offset: wholeNumber(0, MAX_COUNT_ARG, "Index of the first entry.").optional(),
     max_tokens: maxTokensArg,
     cursor: cursorArg,
   })
@@ -51,7 +32,7 @@ export const listInput = z
 export const listTool: ToolDefinition<typeof listInput> = {
   name: "list",
   title: "List a directory in pages",
-  description: `List a directory (recursive optional) in pages that fit the token budget. Returns JSON {uri, items:[{path,type,size,mtime}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor, version}. Items are ordered by path (code-point order); path is relative to the listed directory. Continue with next_cursor (stays correct while files are added or deleted) or next_offset. Hidden and .gitignore'd entries are left out by default; symlinks are listed (type "symlink"), never followed. ${BUDGET_NOTE}`,
+  description: `List a directory, optionally recursive: {uri, items:[{path, type, size, mtime}], pagination:{total, limit, offset, has_more, next_offset}, next_cursor, version}, ordered by path; path is relative to uri. Cursors stay correct while files come and go. Hidden and .gitignore'd entries are left out by default; symlinks are listed, never followed.`,
   input: listInput,
   async run(args, ctx: ToolContext) {
     const { createListSource } = await loadSource.listing();

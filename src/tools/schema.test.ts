@@ -62,14 +62,38 @@ describe("unknown keys", () => {
     const error = failure({ n: 2, count: 3 });
     expect(error?.message).toContain('"count" is not an argument here');
     expect(error?.details.hint).toBe("Arguments this tool takes: n.");
-    const tail = TOOLS.find((t) => t.name === "tail")!;
+    const read = TOOLS.find((t) => t.name === "read")!;
     try {
-      parseArgs(tail.input, { path: "x.log", cursor: "abc" });
+      parseArgs(read.input, { path: "x.txt", before: "abc" });
       expect.unreachable();
     } catch (err) {
-      expect((err as Error).message).toContain("pass earlier_cursor as before");
-      expect((err as Error).message).toContain("later_cursor as after");
+      expect((err as Error).message).toContain('"before" is not an argument here: pass "cursor"');
     }
+  });
+
+  it("never look a key up on Object.prototype: prototype names in any casing are INVALID_ARGUMENT", () => {
+    const prototypeName = fc
+      .constantFrom(...Object.getOwnPropertyNames(Object.prototype), "prototype")
+      .chain((name) =>
+        fc
+          .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+          .map((upper) =>
+            [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(""),
+          ),
+      );
+    fc.assert(
+      fc.property(fc.constantFrom(...TOOLS), prototypeName, (tool, key) => {
+        // As a JSON member name, the way arguments arrive: an own property, even "__proto__".
+        const args = JSON.parse(`{${JSON.stringify(key)}: 1}`);
+        try {
+          parseArgs(tool.input, args);
+          expect.unreachable();
+        } catch (err) {
+          expect(isPagewiseError(err), String(err)).toBe(true);
+          expect((err as { code: string }).code).toBe("INVALID_ARGUMENT");
+        }
+      }),
+    );
   });
 });
 

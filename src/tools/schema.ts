@@ -5,7 +5,7 @@
  * instead. The published JSON Schemas carry the same bounds validation enforces.
  */
 import { type core, z } from "zod";
-import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOKENS_CAP, PagewiseError } from "../core/index.js";
+import { type ErrorCode, PagewiseError } from "../core/index.js";
 
 /**
  * Largest count, offset or character length an argument accepts (2^50). Far beyond any real file,
@@ -16,8 +16,42 @@ export const MAX_COUNT_ARG = 2 ** 50;
 /** Largest `max_tokens` accepted; anything above the server's cap is lowered to it and reported. */
 export const MAX_TOKENS_ARG = Number.MAX_SAFE_INTEGER;
 
-/** The last sentence of every tool's description: the default budget and the cap. */
-export const BUDGET_NOTE = `max_tokens: ${DEFAULT_MAX_TOKENS} by default; at most ${DEFAULT_MAX_TOKENS_CAP} unless the server was started with a higher cap; use less when your client's limit is lower.`;
+/**
+ * What each error code asks the agent to do, said once in the server's instructions. Typed by the
+ * closed list of codes, so a new code cannot be left out.
+ */
+export const ERROR_ACTIONS: Readonly<Record<ErrorCode, string>> = {
+  INVALID_ARGUMENT: "fix the argument it names",
+  INVALID_CURSOR: "start again without the cursor",
+  CONTENT_CHANGED: "the content changed: start again without the cursor",
+  NOT_FOUND: "fix the path (list shows what exists)",
+  ACCESS_DENIED: "use a path inside the roots it names",
+  NOT_A_FILE: "use list or search for a directory",
+  NOT_A_DIRECTORY: "use read for a file",
+  NOT_TEXT: 'read with encoding "base64"',
+  BUDGET_TOO_SMALL: "raise max_tokens to the minimum it names",
+  RESPONSE_TOO_LARGE: "page with max_tokens",
+  RESOURCE_LIMIT_EXCEEDED: "narrow the call (limit names what was exceeded) or call again later",
+  CANCELLED: "call again",
+  INTERNAL_ERROR: "a defect: report it",
+  FORMAT_MISMATCH: "call again with the format in retry",
+  SYNTAX_ERROR: "the file is not strict JSON at location",
+  UNSUPPORTED_SYNTAX: "the file is not strict JSON at location (comments: JSONC)",
+  QUERY_SYNTAX_ERROR: "fix the query at location",
+  UNSUPPORTED_QUERY_FEATURE: "simplify the query",
+  HANDLE_EXPIRED: "json_open again, or pass path instead of file_id",
+};
+
+/**
+ * What every tool shares, said once (the server's instructions) instead of in each description:
+ * the budget, the one paging rule, paths, the error shape and what each code asks for.
+ */
+export function COMMON_RULES(defaultMaxTokens: number, maxTokensCap: number): string {
+  const actions = Object.entries(ERROR_ACTIONS)
+    .map(([code, action]) => `${code}: ${action}.`)
+    .join(" ");
+  return `pagewise reads files, directories, search results, logs and large JSON in pages that fit a token budget. Every tool takes max_tokens: ${defaultMaxTokens} when left out, at most ${maxTokensCap} (a larger one is lowered and the page says so); ask for less if your client's limit is lower. Paging: every page of read, list, search, tail and json_read has next_cursor; pass it back as cursor, alone, until it is null. A cursor is bound to the content's version. Paths: relative to the first root, absolute inside a root, or file:// URIs. Errors are {"error":{"code","message","hint?","retry?","limit?"}}: follow the message; retry holds arguments that would work. ${actions}`;
+}
 
 /**
  * A whole number in [`min`, `max`], published as `{"type":"integer","minimum":…,"maximum":…}`.
@@ -38,44 +72,40 @@ export function wholeNumber(min: number, max: number, description: string) {
 export const maxTokensArg = wholeNumber(
   1,
   MAX_TOKENS_ARG,
-  "Token budget for the whole response (the serialized page). Larger values are lowered to the server's cap and the page says so.",
+  "Token budget of the response.",
 ).optional();
 
-export const cursorArg = z
-  .string()
-  .min(1)
-  .describe("Continuation cursor from a previous page's next_cursor; copy it exactly.")
-  .optional();
+export const cursorArg = z.string().min(1).describe("next_cursor of a previous page.").optional();
 
 /**
  * Keys agents send by habit, and what to pass instead (the first alternative the schema has wins).
- * `cursor` on a tool that pages both ways (tail) maps to its two direction-bound cursors.
+ * A Map, not an object literal: a key such as "constructor" or "__proto__" must find nothing.
  */
-const KEY_ALTERNATIVES: Record<string, readonly string[]> = {
-  cursor: ["before", "after", "file_id"],
-  next_cursor: ["cursor", "before", "after"],
-  file: ["path"],
-  file_path: ["path"],
-  filepath: ["path"],
-  filename: ["path"],
-  dir: ["path"],
-  directory: ["path"],
-  query: ["pattern", "query"],
-  regex: ["pattern", "grep"],
-  max_results: ["limit", "max_items"],
-  page_size: ["limit", "max_items"],
-  lines: ["limit", "max_items"],
-  tokens: ["max_tokens"],
-  budget: ["max_tokens"],
-};
+const KEY_ALTERNATIVES: ReadonlyMap<string, readonly string[]> = new Map([
+  ["cursor", ["file_id"]],
+  ["next_cursor", ["cursor"]],
+  ["before", ["cursor"]],
+  ["after", ["cursor"]],
+  ["file", ["path"]],
+  ["file_path", ["path"]],
+  ["filepath", ["path"]],
+  ["filename", ["path"]],
+  ["dir", ["path"]],
+  ["directory", ["path"]],
+  ["query", ["pattern", "query"]],
+  ["regex", ["pattern", "grep"]],
+  ["max_results", ["limit", "max_items"]],
+  ["page_size", ["limit", "max_items"]],
+  ["lines", ["limit", "max_items"]],
+  ["tokens", ["max_tokens"]],
+  ["budget", ["max_tokens"]],
+]);
 
 /** What to pass instead of an unknown key, from the keys this schema accepts. */
 function insteadOf(key: string, accepted: readonly string[]): string {
-  const alternatives = (KEY_ALTERNATIVES[key.toLowerCase()] ?? []).filter((k) =>
+  const alternatives = (KEY_ALTERNATIVES.get(key.toLowerCase()) ?? []).filter((k) =>
     accepted.includes(k),
   );
-  if (key.toLowerCase() === "cursor" && alternatives.includes("before"))
-    return `"${key}" is not an argument here: pass earlier_cursor as before (older records) or later_cursor as after (newer records)`;
   if (alternatives.length > 0)
     return `"${key}" is not an argument here: pass ${alternatives.map((k) => `"${k}"`).join(" or ")} instead`;
   return `"${key}" is not an argument here`;

@@ -7,56 +7,34 @@ import {
   MAX_SEARCH_LIMIT,
 } from "../sources/limits.js";
 import { budgetParam, loadSource, runTool, type ToolContext } from "./context.js";
-import { BUDGET_NOTE, cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
+import { cursorArg, MAX_COUNT_ARG, maxTokensArg, wholeNumber } from "./schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 export const searchInput = z
   .object({
     pattern: z
       .string()
-      .describe(
-        "JavaScript regular expression (or text with literal: true), matched line by line. May be left out with a cursor.",
-      )
+      .describe("JavaScript regex (text with literal: true), matched per line.")
       .optional(),
-    path: z
-      .string()
-      .describe(
-        "Directory to search: relative to the first root, absolute inside a root, or a file:// URI (default: the first root).",
-      )
-      .optional(),
-    literal: z.boolean().describe("Search for pattern as plain text (default false).").optional(),
+    path: z.string().describe("Directory or file (default: the first root).").optional(),
+    literal: z.boolean().optional(),
     case_sensitive: z
       .boolean()
-      .describe(
-        "Default: smart case (case-insensitive unless the pattern has an upper-case letter).",
-      )
+      .describe("Default: insensitive unless pattern has an upper-case letter.")
       .optional(),
-    glob: z
-      .string()
-      .describe('Only files matching this glob ("*.ts" by name at any depth, "src/**" by path).')
-      .optional(),
-    include_hidden: z
-      .boolean()
-      .describe("Search names starting with '.' too (default false).")
-      .optional(),
-    respect_gitignore: z
-      .boolean()
-      .describe("Skip what .gitignore files ignore (default true).")
-      .optional(),
-    context: wholeNumber(
-      0,
-      MAX_CONTEXT_LINES,
-      `Lines of context before and after each match, 0-${MAX_CONTEXT_LINES} (default 0).`,
-    ).optional(),
+    glob: z.string().describe('"*.ts" by name at any depth, "src/**" by path.').optional(),
+    include_hidden: z.boolean().describe("Search names starting with '.' too.").optional(),
+    respect_gitignore: z.boolean().describe("Default true.").optional(),
+    context: wholeNumber(0, MAX_CONTEXT_LINES, "Lines before and after each match.").optional(),
     max_chars_per_match: wholeNumber(
       1,
       MAX_COUNT_ARG,
-      `Longer match lines are clamped around the match (truncated: true, with a line_cursor for read). Default ${DEFAULT_MAX_CHARS_PER_MATCH}.`,
+      `Longer lines are clamped around the match (default ${DEFAULT_MAX_CHARS_PER_MATCH}).`,
     ).optional(),
     count: z
       .enum(["exact", "at_least", "none"])
       .describe(
-        'How to count matches: "exact" (default) reads every file for the exact total; "at_least" returns the page as soon as its matches are found, with total a lower bound (total_is_lower_bound: true); "none" leaves total out.',
+        '"exact" (default) reads every file for total; "at_least" answers sooner with a lower bound; "none" leaves total out.',
       )
       .optional(),
     limit: wholeNumber(
@@ -64,11 +42,7 @@ export const searchInput = z
       MAX_COUNT_ARG,
       `Matches per page (default ${DEFAULT_SEARCH_LIMIT}, at most ${MAX_SEARCH_LIMIT}).`,
     ).optional(),
-    offset: wholeNumber(
-      0,
-      MAX_COUNT_ARG,
-      "Index of the first match to return (default 0).",
-    ).optional(),
+    offset: wholeNumber(0, MAX_COUNT_ARG, "Index of the first match.").optional(),
     max_tokens: maxTokensArg,
     cursor: cursorArg,
   })
@@ -77,7 +51,7 @@ export const searchInput = z
 export const searchTool: ToolDefinition<typeof searchInput> = {
   name: "search",
   title: "Search file contents in pages",
-  description: `Search the text files under a directory for a regex or literal (smart case; .gitignore'd, hidden and binary files skipped). Returns JSON {uri, items:[{path,line,column,text,before?,after?,truncated?,line_cursor?}], pagination:{total,limit,offset,has_more,next_offset}, next_cursor}: total is the exact number of matches (every match on a line counts; count: at_least or none answers sooner with a lower bound or no total); items are ordered by path, then position. A long line is clamped around the match; pass its line_cursor to read to get the whole line. ${BUDGET_NOTE}`,
+  description: `Search a directory's text files (skipping .gitignore'd, hidden and binary ones) or one file for a regex or literal: {uri, items:[{path, line, column, text, before?, after?, truncated?, line_cursor?}], pagination:{total, limit, offset, has_more, next_offset}, next_cursor}, ordered by path and position; path is relative to uri. A clamped line's line_cursor reads it whole with read.`,
   input: searchInput,
   async run(args, ctx: ToolContext) {
     const { createSearchSource } = await loadSource.search();

@@ -9,7 +9,9 @@
  * - a source changed between pages is CONTENT_CHANGED, never a page mixing two versions;
  * - tampered, foreign-tool and foreign-path cursors are INVALID_CURSOR;
  * - a cursor with an argument that conflicts with it is INVALID_ARGUMENT;
- * - bad numbers are INVALID_ARGUMENT, a budget over the cap is lowered and reported.
+ * - bad numbers are INVALID_ARGUMENT, a budget over the cap is lowered and reported;
+ * - the one paging rule: passing `next_cursor` alone, as `cursor`, until it is null walks the
+ *   whole result, and the tool's own end fields agree with it.
  *
  * A case may skip a promise, always with the reason (`skip`).
  */
@@ -27,6 +29,7 @@ export const PROMISES = [
   "tampered",
   "conflicting",
   "numbers",
+  "one-rule",
 ] as const;
 export type PromiseName = (typeof PROMISES)[number];
 
@@ -35,6 +38,8 @@ type Page = any;
 
 export interface ConformanceCase {
   readonly tool: string;
+  /** Names the case when a tool has several (default: the tool's name). */
+  readonly name?: string;
   /** Promises this tool does not make, each with the reason. */
   readonly skip?: Partial<Record<PromiseName, string>>;
   /** Writes the fixture into `dir`. */
@@ -98,7 +103,7 @@ function tamper(cursor: string): string {
 }
 
 export function runSourceConformance(c: ConformanceCase): void {
-  describe(`conformance: ${c.tool}`, () => {
+  describe(`conformance: ${c.name ?? c.tool}`, () => {
     let server: InMemoryServer;
     let dir: string;
     let cleanup: () => void;
@@ -198,6 +203,32 @@ export function runSourceConformance(c: ConformanceCase): void {
         expect(lowered.isError, lowered.text).toBe(false);
         expect(lowered.json.max_tokens).toBe(25_000);
         expect(server.estimator.count(lowered.text)).toBeLessThanOrEqual(25_000);
+      },
+    );
+
+    test(
+      "one-rule",
+      "next_cursor passed alone as cursor, until null, walks every unit",
+      async () => {
+        const units: string[][] = [];
+        let page = await server.call(c.tool, { ...c.first, max_tokens: c.budget });
+        for (let guard = 0; ; guard++) {
+          expect(page.isError, page.text).toBe(false);
+          units.push(c.units(page.json));
+          const cursor = page.json.next_cursor;
+          expect(cursor === null, "next_cursor is null exactly when the tool says the end").toBe(
+            c.next(page.json) === undefined,
+          );
+          if (cursor === null) break;
+          expect(cursor).toBeTypeOf("string");
+          if (guard > 5000) throw new Error("the walk does not end");
+          page = await server.call(c.tool, { cursor });
+        }
+        expect(units.length).toBeGreaterThan(2);
+        const got = units.flat();
+        const want = c.expected(dir);
+        if (c.ordered) expect(got.join("")).toBe(want.join(""));
+        else expect([...got].sort()).toEqual([...want].sort());
       },
     );
   });

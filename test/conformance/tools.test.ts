@@ -100,6 +100,36 @@ runSourceConformance({
   otherPath: { path: "." },
 });
 
+runSourceConformance({
+  tool: "search",
+  name: "search of one file",
+  setup: (dir) => {
+    mkdirSync(path.join(dir, "src"), { recursive: true });
+    writeFileSync(path.join(dir, "src", "f0.txt"), searchFile(0));
+  },
+  first: { pattern: "needle", path: "src/f0.txt" },
+  budget: 1200,
+  next: (p) => (p.pagination.has_more ? { cursor: p.next_cursor } : undefined),
+  units: (p) =>
+    p.items.map((i: { path: string; line: number; column: number; text: string }) =>
+      JSON.stringify([i.path, i.line, i.column, i.text]),
+    ),
+  expected: () => {
+    const out: string[] = [];
+    searchFile(0)
+      .split("\n")
+      .slice(0, -1)
+      .forEach((l, i) => {
+        for (let at = l.indexOf("needle"); at >= 0; at = l.indexOf("needle", at + 1))
+          out.push(JSON.stringify(["f0.txt", i + 1, at + 1, l]));
+      });
+    return out;
+  },
+  change: (dir) => rewriteKeepingMtime(path.join(dir, "src", "f0.txt"), searchFile(0, "v2")),
+  conflicting: { pattern: "other" },
+  otherPath: { path: "src" },
+});
+
 const RECORDS = 400;
 const record = (i: number, tag = "v1") =>
   `{"seq":${String(i).padStart(5, "0")},"tag":"${tag}","msg":"event ${"y".repeat(i % 40)}"}`;

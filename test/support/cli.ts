@@ -1,7 +1,7 @@
 /**
  * Test support: the `pagewise` command as a person runs it, in two ways. `runCli` runs the CLI's
  * `main` from `src/` in the test's own process, with stdout and stderr captured as pipes would
- * capture them (not terminals), and the command's environment and working directory set for the
+ * capture them (or stdout as a terminal, `tty`), and the command's environment and working directory set for the
  * call and put back after it: a process start costs more CPU than most commands. `spawnCli` starts
  * `bin/pagewise.js`, for tests whose subject is the process (the exit status it ends with, a
  * server's start). Both give the same `CliRun`; calls of `runCli` must not overlap.
@@ -22,6 +22,8 @@ export interface CliOptions {
   cwd: string;
   /** The environment: the test process's own, with these set (undefined: removed). */
   env?: Record<string, string | undefined>;
+  /** `runCli`: stdout reads as a terminal (default: a pipe). */
+  tty?: boolean;
 }
 
 /** `pagewise ARGS` as a child process, from `bin/`. */
@@ -41,8 +43,8 @@ export async function runCli(args: string[], options: CliOptions): Promise<CliRu
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   const restore = [
-    capture(process.stdout, stdout),
-    capture(process.stderr, stderr),
+    capture(process.stdout, stdout, options.tty === true),
+    capture(process.stderr, stderr, false),
     setEnvironment(options.env ?? {}),
     changeDirectory(options.cwd),
   ];
@@ -69,8 +71,8 @@ function shadow(target: object, key: string, value: unknown): () => void {
   };
 }
 
-/** What `stream` is written goes to `chunks`; the stream reads as a pipe, not a terminal. */
-function capture(stream: NodeJS.WriteStream, chunks: Buffer[]): () => void {
+/** What `stream` is written goes to `chunks`; the stream reads as a pipe, or as a terminal. */
+function capture(stream: NodeJS.WriteStream, chunks: Buffer[], tty: boolean): () => void {
   const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     const encoding = typeof rest[0] === "string" ? (rest[0] as BufferEncoding) : "utf8";
     chunks.push(typeof chunk === "string" ? Buffer.from(chunk, encoding) : Buffer.from(chunk));
@@ -79,7 +81,7 @@ function capture(stream: NodeJS.WriteStream, chunks: Buffer[]): () => void {
     return true;
   };
   const undoWrite = shadow(stream, "write", write);
-  const undoTty = shadow(stream, "isTTY", false);
+  const undoTty = shadow(stream, "isTTY", tty);
   return () => {
     undoTty();
     undoWrite();

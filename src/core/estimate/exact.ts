@@ -41,8 +41,9 @@ export async function loadExactEstimator(name: ExactEstimatorName): Promise<Esti
   } catch (error) {
     throw new Error(
       `The "${name}" estimator needs the optional package gpt-tokenizer, which could not be loaded ` +
-        `(${(error as Error).message}). Install it with "npm install gpt-tokenizer", or choose ` +
-        `--estimator default.`,
+        `(${(error as Error).message}). Install it beside pagewise ("npm install gpt-tokenizer", ` +
+        `with -g for a global install; for the Claude Desktop bundle, make it with ` +
+        `"npm run bundle -- --exact-tokenizers"), or choose --estimator default.`,
       { cause: error },
     );
   }

@@ -1,69 +1,61 @@
 /**
  * @module
- * Content versions of files, cheap on the common path.
+ * Versions of files: O(1) to take whatever the file's size, and changed by every write.
+ * docs/versions.md gives the whole argument; in short:
  *
- * A version is content-derived (SHA-256 of the bytes, so the same bytes give the same version on any
- * machine). Hashing a large file on every page would make a continuation cost O(file), so the hash is
- * cached under the file's identity `(dev, ino, size, mtime ns, ctime ns)` and trusted while that
- * identity is unchanged. ctime cannot be set by user space, so a same-size rewrite with mtime put back
- * still changes the identity. Timestamps are coarse (a kernel tick), so a write in the same tick as an
- * earlier one may leave them unchanged: an identity whose mtime or ctime is within `RACY_WINDOW_NS` of
- * the moment hashing began is "racily clean" and never trusted; such files are re-hashed on every
- * call until they have been quiet for that long.
+ * - A **state version** is a digest of the file's state: inode, size, mtime and ctime in
+ *   nanoseconds. Every write stamps a new ctime, and no user can set ctime (only the clock), so a
+ *   same-size rewrite with its mtime put back still changes the state. The device number is left
+ *   out: it differs between machines that mount one shared directory, while inode, size and
+ *   timestamps are the server's own, so replicas serving one file agree on its version.
+ * - Timestamps are coarse: a write in the same clock tick as the last one stamps the same ctime.
+ *   So a state proves its bytes only once it is **settled**: its ctime is a racy window in the past
+ *   (FINE_RACY_WINDOW_NS on a local file system with sub-second timestamps, RACY_WINDOW_NS
+ *   otherwise), or it was seen unchanged across such a window. A state version is handed out only
+ *   for a settled state (`settle` waits for one, briefly), and then any later write changes it.
+ * - A **content version** is the SHA-256 of bytes read whole into memory: what a small file that
+ *   is being written at the moment gets (sources snapshot it), so its page and version come from
+ *   the same bytes without waiting. Content versions are cached under the file's state once that
+ *   state is settled, for the continuations of their cursors.
  *
- * A cursor carries a short fingerprint of the trusted identity it was issued under, so a
- * continuation after a restart, or on another replica seeing the same file system, also skips the
- * hash when the identity matches.
+ * A cursor carries the version's digest and its `fingerprint` (the kind: empty for a state
+ * version, CONTENT_VERSION_TAG for a content version), so a continuation re-checks the same kind.
  */
 
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { BigIntStats } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { PagewiseError } from "../errors.js";
 import type { OpenFile } from "../io/byte-source.js";
-import { RACY_WINDOW_NS, STREAM_CHUNK_BYTES, VERSION_CACHE_ENTRIES } from "../limits.js";
+import {
+  FINE_RACY_WINDOW_NS,
+  RACY_WINDOW_NS,
+  SETTLE_ATTEMPTS,
+  VERSION_CACHE_ENTRIES,
+} from "../limits.js";
 
-/** Bytes of the content hash kept in cursors (version equality check). */
+/** Bytes of the version digest kept in cursors (version equality check). */
 export const VERSION_DIGEST_BYTES = 8;
-/** Bytes of the identity fingerprint kept in cursors. */
-export const FINGERPRINT_BYTES = 6;
+/** What a cursor carries beside the digest of a content version (a state version carries none). */
+export const CONTENT_VERSION_TAG: Uint8Array = Uint8Array.of(0x63);
 
 export interface FileVersion {
   /** The opaque version string shown to callers. */
   readonly version: string;
-  /** First bytes of the content hash, for cursors. */
+  /** The version's digest, as cursors keep it. */
   readonly digest: Uint8Array;
-  /** Fingerprint of the identity this version was computed under; empty when not trusted. */
+  /** The version's kind, as cursors keep it: empty (state) or CONTENT_VERSION_TAG. */
   readonly fingerprint: Uint8Array;
-  /** Whether the whole file is valid UTF-8. */
-  readonly utf8: boolean;
+  /**
+   * Whether the whole file is valid UTF-8: known for a content version (its bytes were all read);
+   * undefined for a state version, whose pages check the bytes they decode.
+   */
+  readonly utf8?: boolean;
   /** Byte offset of the first byte that is not valid UTF-8, when `utf8` is false. */
   readonly firstInvalidByte?: number;
   /** Size in bytes of the content the version describes. */
   readonly size: number;
-}
-
-interface CacheEntry {
-  readonly info: FileVersion;
-  readonly key: string;
-}
-
-export function identityKey(st: BigIntStats): string {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-}
-
-function fingerprintOf(st: BigIntStats): Uint8Array {
-  return createHash("sha256").update(identityKey(st)).digest().subarray(0, FINGERPRINT_BYTES);
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function wallClockNs(): bigint {
-  return BigInt(Date.now()) * 1_000_000n;
 }
 
 /** What a cursor remembers about the version it was issued under. */
@@ -72,129 +64,163 @@ export interface VersionExpectation {
   fingerprint: Uint8Array;
 }
 
+/**
+ * The state a version is taken from: inode, size, mtime and ctime in nanoseconds. Not the device
+ * number, which differs between replicas mounting one shared directory.
+ */
+export function identityKey(st: BigIntStats): string {
+  return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** Whether two stats of one file show the same state (see identityKey). */
+export function sameState(a: BigIntStats, b: BigIntStats): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+/** The version of a settled state (see `settle`): O(1), and the same on every replica. */
+export function stateVersion(st: BigIntStats): FileVersion {
+  const digest = createHash("sha256")
+    .update(`pagewise-state\0${identityKey(st)}`)
+    .digest()
+    .subarray(0, VERSION_DIGEST_BYTES);
+  return {
+    version: versionString(digest),
+    digest,
+    fingerprint: new Uint8Array(0),
+    size: Number(st.size),
+  };
+}
+
+/** Whether a cursor's expectation names a content version. */
+export function isContentExpectation(expect: VersionExpectation): boolean {
+  return sameBytes(expect.fingerprint, CONTENT_VERSION_TAG);
+}
+
+/**
+ * The racy window of a file whose state is `st`: FINE_RACY_WINDOW_NS where its timestamps come
+ * from this machine's clock (`localClock`: a local file system) and have sub-second precision,
+ * RACY_WINDOW_NS otherwise (a ctime on a whole second says the file system keeps whole seconds).
+ */
+export function racyWindowNs(st: BigIntStats, localClock: boolean): bigint {
+  const wholeSecond = st.ctimeNs % 1_000_000_000n === 0n;
+  return localClock && !wholeSecond ? FINE_RACY_WINDOW_NS : RACY_WINDOW_NS;
+}
+
+/**
+ * Nanoseconds until `st` is settled by the clock (its ctime a racy window in the past); 0 when it
+ * is. A ctime in the future (a clock set back, or a server's clock ahead) is not settled.
+ */
+export function unsettledNs(st: BigIntStats, localClock: boolean, nowNs: bigint): bigint {
+  const until = st.ctimeNs + racyWindowNs(st, localClock);
+  return until > nowNs ? until - nowNs : 0n;
+}
+
+/** The wall clock and the timer `settle` waits with (tests give their own). */
+export interface VersionClock {
+  nowNs(): bigint;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: VersionClock = {
+  nowNs: () => BigInt(Date.now()) * 1_000_000n,
+  async sleep(ms, signal) {
+    try {
+      await sleep(ms, undefined, signal ? { signal } : undefined);
+    } catch (e) {
+      signal?.throwIfAborted();
+      throw e;
+    }
+  },
+};
+
+export interface SettleOptions {
+  /** The file's timestamps are stamped by this machine's clock (a local file system). */
+  readonly localClock: boolean;
+  readonly signal?: AbortSignal;
+}
+
 export class FileVersions {
-  readonly #cache = new Map<string, CacheEntry>();
+  /** Content versions by the settled state they were read under (identityKey). */
+  readonly #content = new Map<string, FileVersion>();
   readonly #capacity: number;
+  readonly #clock: VersionClock;
 
-  constructor(capacity = VERSION_CACHE_ENTRIES) {
+  constructor(capacity = VERSION_CACHE_ENTRIES, clock: VersionClock = systemClock) {
     this.#capacity = capacity;
+    this.#clock = clock;
+  }
+
+  /** Whether `st` is within its racy window now. */
+  isRacy(st: BigIntStats, localClock: boolean): boolean {
+    return unsettledNs(st, localClock, this.#clock.nowNs()) > 0n;
   }
 
   /**
-   * The version of the file open on `fh`, whose current stat is `st`. With `expect` (from a cursor)
-   * a matching trusted fingerprint short-cuts the hash entirely.
+   * A settled state of the file open on `fh`, starting from its stat `st`: `st` itself when its
+   * ctime is a racy window in the past (no I/O); otherwise, after waiting out what is left of the
+   * window (at most one window), the state seen then if it did not move meanwhile. A file that
+   * keeps changing is waited for SETTLE_ATTEMPTS times, then CONTENT_CHANGED.
+   *
+   * Why a state seen unchanged across a window is settled, whatever the clocks say: a write after
+   * the second look would stamp a ctime at least one tick later than the first look, so it would
+   * change the state; writes before it are in the bytes a read makes from then on.
    */
-  async versionOf(
-    fh: OpenFile,
-    st: BigIntStats,
-    expect?: VersionExpectation,
-    signal?: AbortSignal,
-  ): Promise<FileVersion> {
-    return (await this.versionAndStat(fh, st, expect, signal)).version;
-  }
-
-  /**
-   * `versionOf`, plus the stat the version describes: `st` itself when the version is known by
-   * identity (no I/O), else the stat taken after hashing (the file may have been hashed again
-   * under a new identity). Callers need no second fstat to know what the version covers.
-   */
-  async versionAndStat(
-    fh: OpenFile,
-    st: BigIntStats,
-    expect?: VersionExpectation,
-    signal?: AbortSignal,
-  ): Promise<{ version: FileVersion; stat: BigIntStats }> {
-    if (expect && expect.fingerprint.length > 0) {
-      const fp = fingerprintOf(st);
-      if (sameBytes(fp, expect.fingerprint)) {
-        const digest = expect.digest;
-        const version = {
-          version: versionString(digest),
-          digest,
-          fingerprint: fp,
-          utf8: true,
-          size: Number(st.size),
-        };
-        return { version, stat: st };
-      }
-    }
-    const key = identityKey(st);
-    const hit = this.#cache.get(key);
-    if (hit) {
-      // Refresh LRU position.
-      this.#cache.delete(key);
-      this.#cache.set(key, hit);
-      return { version: hit.info, stat: st };
-    }
-    return this.#hash(fh, st, signal);
-  }
-
-  async #hash(
-    fh: OpenFile,
-    st: BigIntStats,
-    signal: AbortSignal | undefined,
-  ): Promise<{ version: FileVersion; stat: BigIntStats }> {
-    let key = identityKey(st);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const startedNs = wallClockNs();
-      const hashed = await hashFile(fh, signal);
+  async settle(fh: OpenFile, st: BigIntStats, options: SettleOptions): Promise<BigIntStats> {
+    for (let attempt = 0; ; attempt++) {
+      const left = unsettledNs(st, options.localClock, this.#clock.nowNs());
+      if (left === 0n) return st;
+      if (attempt === SETTLE_ATTEMPTS) throw keptChanging(racyWindowNs(st, options.localClock));
+      const window = racyWindowNs(st, options.localClock);
+      const waitNs = left < window ? left : window;
+      // A millisecond more: timers count whole milliseconds.
+      await this.#clock.sleep(Math.ceil(Number(waitNs) / 1e6) + 1, options.signal);
       const after = await fh.stat({ bigint: true });
-      if (identityKey(after) !== key && attempt < 2) {
-        // The file changed while it was hashed: hash again under its new identity.
-        st = after;
-        key = identityKey(st);
-        continue;
-      }
-      if (identityKey(after) !== key) {
-        throw new PagewiseError(
-          "CONTENT_CHANGED",
-          "The file kept changing while it was read; try again when it is no longer being written.",
-        );
-      }
-      const newest = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
-      const trusted = newest + RACY_WINDOW_NS < startedNs;
-      const info: FileVersion = {
-        version: versionString(hashed.digest),
-        digest: hashed.digest.subarray(0, VERSION_DIGEST_BYTES),
-        fingerprint: trusted ? fingerprintOf(st) : new Uint8Array(0),
-        utf8: hashed.firstInvalidByte === undefined,
-        size: hashed.size,
-        ...(hashed.firstInvalidByte !== undefined
-          ? { firstInvalidByte: hashed.firstInvalidByte }
-          : {}),
-      };
-      if (trusted) this.#remember(key, info);
-      return { version: info, stat: after };
+      if (sameState(after, st)) return st;
+      st = after;
     }
-    throw new PagewiseError("INTERNAL_ERROR", "unreachable");
   }
 
-  /**
-   * True when `st` was modified so recently that an unchanged identity would not prove unchanged
-   * bytes (see RACY_WINDOW_NS). Callers may then snapshot small files whole.
-   */
-  static isRacy(st: BigIntStats): boolean {
-    const newest = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
-    return newest + RACY_WINDOW_NS >= wallClockNs();
+  /** The content version read under the settled state `st`, if one is remembered. */
+  contentVersionAt(st: BigIntStats): FileVersion | undefined {
+    const key = identityKey(st);
+    const hit = this.#content.get(key);
+    if (hit) {
+      // Refresh its LRU position.
+      this.#content.delete(key);
+      this.#content.set(key, hit);
+    }
+    return hit;
   }
 
-  /** The version of bytes already in memory (a snapshot); never trusted by identity. */
+  /** Remembers the content version of bytes read whole under the settled state `st`. */
+  rememberContentVersion(st: BigIntStats, version: FileVersion): void {
+    this.#content.set(identityKey(st), version);
+    if (this.#content.size > this.#capacity) {
+      const oldest = this.#content.keys().next().value;
+      if (oldest !== undefined) this.#content.delete(oldest);
+    }
+  }
+
+  /** The content version of bytes already in memory (a snapshot). */
   static versionOfBytes(bytes: Uint8Array): FileVersion {
-    const digest = createHash("sha256").update(bytes).digest();
+    const digest = createHash("sha256").update(bytes).digest().subarray(0, VERSION_DIGEST_BYTES);
     const firstInvalid = isUtf8(bytes) ? undefined : firstInvalidUtf8(bytes);
     return {
       version: versionString(digest),
-      digest: digest.subarray(0, VERSION_DIGEST_BYTES),
-      fingerprint: new Uint8Array(0),
+      digest,
+      fingerprint: CONTENT_VERSION_TAG,
       utf8: firstInvalid === undefined,
       size: bytes.length,
       ...(firstInvalid !== undefined ? { firstInvalidByte: firstInvalid } : {}),
     };
   }
 
-  /** Throws CONTENT_CHANGED unless `current` is the version a cursor expects. */
+  /** Throws CONTENT_CHANGED unless `current` is the version (digest and kind) a cursor expects. */
   static check(current: FileVersion, expect: VersionExpectation): void {
-    if (!sameBytes(current.digest.subarray(0, expect.digest.length), expect.digest)) {
+    if (
+      !sameBytes(current.digest, expect.digest) ||
+      !sameBytes(current.fingerprint, expect.fingerprint)
+    ) {
       throw new PagewiseError(
         "CONTENT_CHANGED",
         "The file changed since this cursor was issued. Start again without a cursor to read the current version.",
@@ -202,58 +228,26 @@ export class FileVersions {
       );
     }
   }
-
-  #remember(key: string, info: FileVersion): void {
-    this.#cache.set(key, { key, info });
-    if (this.#cache.size > this.#capacity) {
-      const oldest = this.#cache.keys().next().value;
-      if (oldest !== undefined) this.#cache.delete(oldest);
-    }
-  }
 }
 
-/** The version string: base64url of the first 8 bytes of the SHA-256 of the content. */
+function keptChanging(windowNs: bigint): PagewiseError {
+  const ms = Number(windowNs / 1_000_000n);
+  return new PagewiseError(
+    "CONTENT_CHANGED",
+    `The file is being written continuously: it was written again each of the ${SETTLE_ATTEMPTS} times it was given ${ms} ms to be still, so no page of one version could be read. Try again when it is no longer being written; a growing log reads best with tail.`,
+    { hint: "Call again later, or read a growing log with tail." },
+  );
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The version string: base64url of the version digest (8 bytes). */
 export function versionString(digest: Uint8Array): string {
   return Buffer.from(digest.subarray(0, VERSION_DIGEST_BYTES)).toString("base64url");
-}
-
-interface HashResult {
-  digest: Uint8Array;
-  size: number;
-  firstInvalidByte?: number;
-}
-
-/** Streams the whole file through SHA-256 and a UTF-8 validator, in fixed-size chunks. */
-async function hashFile(fh: OpenFile, signal?: AbortSignal): Promise<HashResult> {
-  const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(STREAM_CHUNK_BYTES + 4);
-  let position = 0;
-  let carry = 0; // bytes of an incomplete UTF-8 sequence kept at the start of the buffer
-  let firstInvalidByte: number | undefined;
-  for (;;) {
-    signal?.throwIfAborted();
-    const { bytesRead } = await fh.read(buffer, carry, STREAM_CHUNK_BYTES, position);
-    if (bytesRead === 0) break;
-    hash.update(buffer.subarray(carry, carry + bytesRead));
-    const filled = carry + bytesRead;
-    if (firstInvalidByte === undefined) {
-      const complete = completeUtf8Length(buffer, filled);
-      if (!isUtf8(buffer.subarray(0, complete))) {
-        firstInvalidByte = position - carry + firstInvalidUtf8(buffer.subarray(0, complete));
-      } else {
-        buffer.copy(buffer, 0, complete, filled);
-        carry = filled - complete;
-      }
-    }
-    if (firstInvalidByte !== undefined) carry = 0;
-    position += bytesRead;
-  }
-  if (firstInvalidByte === undefined && carry > 0) firstInvalidByte = position - carry;
-  return {
-    digest: hash.digest(),
-    size: position,
-    ...(firstInvalidByte !== undefined ? { firstInvalidByte } : {}),
-  };
 }
 
 /**

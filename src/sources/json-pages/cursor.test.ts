@@ -3,6 +3,7 @@ import { Roots } from "../../access/index.js";
 import {
   CursorCodec,
   cursorKeyFromSecret,
+  DEFAULT_MAX_TOKENS,
   decodeSourceCursor,
   defaultEstimator,
   encodeSourceCursor,
@@ -31,7 +32,7 @@ function encodeJsonCursor(
   return encodeSourceCursor(
     JSON_CURSOR,
     runOf(identity),
-    { max_tokens: 8000, max_items: maxItems ?? 100 },
+    { max_tokens: DEFAULT_MAX_TOKENS, max_items: maxItems ?? 100 },
     state,
   );
 }

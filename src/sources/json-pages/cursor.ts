@@ -3,8 +3,9 @@
  * The `json_read` cursor: self-contained (no handle needed), bound by the codec's MAC to the tool
  * and the caller, and carrying everything the next page needs.
  *
- * Payload (after the page parameters): file ref (root hash + relative path) · content digest
- * (8 bytes) · identity fingerprint (length-prefixed, 6 bytes or empty) · flags (format 2 bits,
+ * Payload (after the page parameters): file ref (root hash + relative path) · version digest
+ * (8 bytes) · version kind (length-prefixed: empty for a state version, 1 byte for a content
+ * version; core/version) · flags (format 2 bits,
  * language 1 bit) · query text · the engine's resume state (`encodeResume`: offset, skip and
  * container path as varints). The query text is stored as is, because the server must
  * recompile it; it is usually the longest part after the path.

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { PagewiseError } from "../../core/index.js";
 import type { JsonFormat } from "../../json/index.js";
 import { DEFAULT_JSON_HANDLE_TTL_MS, DEFAULT_MAX_JSON_HANDLES } from "../limits.js";
+import { Continuations } from "./continuations.js";
 
 export interface JsonHandle {
   readonly fileId: string;
@@ -35,6 +36,8 @@ export interface JsonHandleOptions {
 
 export class JsonHandles {
   readonly #handles = new Map<string, JsonHandle>();
+  /** Engines of json_read walks kept where their last page ended (continuations.ts). */
+  readonly continuations = new Continuations();
   readonly #ttlMs: number;
   readonly #max: number;
   readonly #now: () => number;

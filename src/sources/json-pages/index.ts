@@ -18,3 +18,4 @@ export {
   type JsonReadOptions,
   type RequestedFormat,
 } from "./read.js";
+export { type ChunkSink, type JsonStreamArgs, streamJsonValues } from "./stream.js";

@@ -16,6 +16,7 @@
  * more for queries whose resume point lags behind (see docs/json.md).
  */
 import path from "node:path";
+import type { Roots } from "../../access/index.js";
 import {
   budgetTooSmall,
   type Estimator,
@@ -41,7 +42,7 @@ import {
   runQueryBatches,
 } from "../../json/index.js";
 import type { ByteReader } from "../../json/reader.js";
-import { JSON_COMPACT_CHUNK_BYTES, JSON_VALUE_WINDOW_BYTES } from "../limits.js";
+import { JSON_COMPACT_CHUNK_BYTES } from "../limits.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorFilePath } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
@@ -50,8 +51,10 @@ import {
   openVersionedFile,
   type VersionedFile,
 } from "../shared/versioned-file.js";
+import { type Continuation, MatchFeed, SignalRelay, type WalkPosition } from "./continuations.js";
 import { JSON_CURSOR, type JsonCursorState } from "./cursor.js";
 import type { JsonHandle, JsonHandles } from "./handles.js";
+import { ValueWindow } from "./window.js";
 
 export type RequestedFormat = "auto" | JsonFormat;
 
@@ -163,12 +166,49 @@ async function openTarget(
   return { basis, handle };
 }
 
+/** Where a cursor resumes a walk, as continuations.ts names it. */
+function positionOfCursor(ctx: SourceContext, state: JsonCursorState): WalkPosition {
+  return { ...state, identity: ctx.caller.identity };
+}
+
+/** A fresh engine over `basis`, at the plan's resume state. */
+function startEngine(
+  roots: Roots,
+  basis: VersionedFile,
+  plan: PagePlan,
+  options: JsonReadOptions,
+): Continuation {
+  // Matches arrive in document order, close together: value reads are served from a window.
+  const window = new ValueWindow(basis.bytes);
+  const relay = new SignalRelay();
+  const compiled = compileQuery(plan.language, plan.query, options.limits);
+  const batches = runQueryBatches(
+    window,
+    plan.format,
+    compiled,
+    plan.resume,
+    options.limits,
+    relay.signal,
+  );
+  return { roots, basis, window, feed: new MatchFeed(batches), relay };
+}
+
 async function jsonReadPage(
   request: PageRequest<JsonReadArgs, JsonCursorState, SourceContext>,
   options: JsonReadOptions,
 ): Promise<string> {
   const { context: ctx, args, state } = request;
-  const { basis, handle } = await openTarget(ctx, args, state, options.handles);
+  const continuations = options.handles.continuations;
+  // Perf: the engine the previous page stopped exactly here, if it was kept (continuations.ts).
+  const kept = state
+    ? continuations.take(positionOfCursor(ctx, state), ctx.caller.roots)
+    : undefined;
+  if (kept && state) await checkCursorFilePath(ctx.caller.roots, args.path, state.absolute!);
+  const { basis, handle } = kept
+    ? { basis: kept.basis, handle: undefined }
+    : await openTarget(ctx, args, state, options.handles);
+  let engine: Continuation | undefined = kept;
+  let keptAgain = false;
   try {
     let format: JsonFormat;
     if (state) format = state.format;
@@ -177,18 +217,32 @@ async function jsonReadPage(
     else
       format = (await detectFormat(basis.bytes, path.basename(basis.realPath), options.limits))
         .detected_format;
-    const page = await buildPage(request, options, basis, {
+    const plan: PagePlan = {
       format,
       language: state?.language ?? (args.language as QueryLanguage),
       query: state?.query ?? (args.query as string),
       maxItems: request.params.max_items!,
       resume: state?.resume,
       fileId: handle?.fileId,
-    });
+    };
+    engine ??= startEngine(ctx.caller.roots, basis, plan, options);
+    engine.relay.follow(ctx.signal);
+    const page = await buildPage(request, basis, plan, engine);
     await basis.confirmUnchanged();
-    return page;
+    if (page.next !== undefined) {
+      const { identity } = ctx.caller;
+      const position = { ...plan, identity, file: basis.ref, digest: basis.version.digest };
+      continuations.keep({ ...position, resume: page.next }, engine);
+      keptAgain = true;
+    }
+    return page.text;
   } finally {
-    closeInBackground(basis.close);
+    engine?.relay.follow(undefined);
+    if (!keptAgain) {
+      void (engine?.feed.close() ?? Promise.resolve()).finally(() =>
+        closeInBackground(basis.close),
+      );
+    }
   }
 }
 
@@ -247,18 +301,25 @@ interface Collected {
   readonly failure: unknown;
 }
 
+/**
+ * A page's text, and where the engine stands after it: `next` is the resume state of the page's
+ * next cursor when the engine was left exactly there (it can continue the walk), else undefined.
+ */
+interface BuiltPage {
+  readonly text: string;
+  readonly next: ResumeState | undefined;
+}
+
 async function buildPage(
   request: PageRequest<JsonReadArgs, JsonCursorState, SourceContext>,
-  options: JsonReadOptions,
   basis: VersionedFile,
   plan: PagePlan,
-): Promise<string> {
+  engine: Continuation,
+): Promise<BuiltPage> {
   const ctx = request.context;
   const { estimator } = ctx;
-  // Matches arrive in document order, close together: value reads are served from a window.
-  const reader = new ValueWindow(basis.bytes);
+  const reader = engine.window;
   const maxTokens = request.params.max_tokens!;
-  const compiled = compileQuery(plan.language, plan.query, options.limits);
   const frame = pageFrame(request, basis, plan);
   const builder: ItemBuilder = {
     reader,
@@ -273,15 +334,7 @@ async function buildPage(
     overhead: -1,
     tailTokens: -1,
   };
-  const batches = runQueryBatches(
-    reader,
-    plan.format,
-    compiled,
-    plan.resume,
-    options.limits,
-    ctx.signal,
-  );
-  const collected = await collectItems(builder, batches, plan.maxItems);
+  const collected = await collectItems(builder, engine.feed, plan.maxItems);
   const { items, failure } = collected;
   const layout = pageLayout(builder.frame, plan, collected);
   const render = (count: number) => itemPageText(layout, count);
@@ -322,7 +375,14 @@ async function buildPage(
     }
     if (fitted.tokens > maxTokens) throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");
   }
-  return fitted.text;
+  // The engine goes on from right after the last item returned: what was read past it comes first.
+  engine.feed.handBack(items.slice(fitted.amount).map((item) => item.match));
+  const more = fitted.amount < items.length || !collected.exhausted;
+  const next =
+    failure === undefined && more && fitted.amount > 0
+      ? items[fitted.amount - 1]!.match.resume
+      : undefined;
+  return { text: fitted.text, next };
 }
 
 function pageFrame(
@@ -332,6 +392,7 @@ function pageFrame(
 ): PageFrame {
   const { version } = basis;
   const maxTokens = request.params.max_tokens!;
+  const cursors = new Map<ResumeState, string>();
   return {
     head:
       "{" +
@@ -339,16 +400,24 @@ function pageFrame(
       `"language":${JSON.stringify(plan.language)},"query":${JSON.stringify(plan.query)},"items":[`,
     skipped: plan.resume?.skip ?? 0,
     extras: request.loweredFields,
-    cursorFor: (resume) =>
-      request.cursorAt({
-        file: basis.ref,
-        digest: version.digest,
-        fingerprint: version.fingerprint,
-        format: plan.format,
-        language: plan.language,
-        query: plan.query,
-        resume,
-      }),
+    // Perf: the cursor after the first item is made to learn the tail's size and again for a
+    // one-item page; a cursor is a MAC and a SHA-256, so each is made once.
+    cursorFor: (resume) => {
+      let cursor = cursors.get(resume);
+      if (cursor === undefined) {
+        cursor = request.cursorAt({
+          file: basis.ref,
+          digest: version.digest,
+          fingerprint: version.fingerprint,
+          format: plan.format,
+          language: plan.language,
+          query: plan.query,
+          resume,
+        });
+        cursors.set(resume, cursor);
+      }
+      return cursor;
+    },
     valueCursor: (m) =>
       encodeLineCursor(request.context, maxTokens, {
         file: basis.ref,
@@ -368,7 +437,7 @@ function pageFrame(
  */
 async function collectItems(
   builder: ItemBuilder,
-  batches: AsyncGenerator<JsonMatch[], void, undefined>,
+  feed: MatchFeed,
   maxItems: number,
 ): Promise<Collected> {
   const items: Item[] = [];
@@ -387,13 +456,17 @@ async function collectItems(
     items.length > maxItems || (items.length > 0 && pageTokens() > builder.maxTokens);
   try {
     while (!full()) {
-      const next = await batches.next();
-      if (next.done) {
+      const batch = await feed.next();
+      if (batch === null) {
         exhausted = true;
         break;
       }
-      for (const m of next.value) {
-        if (full()) break;
+      for (let k = 0; k < batch.length; k++) {
+        if (full()) {
+          feed.handBack(batch.slice(k)); // the next page's, if the engine is kept
+          break;
+        }
+        const m = batch[k]!;
         // Perf: a value inside the window the engine just read is made without awaiting.
         const item = itemFromWindow(builder, m) ?? (await makeItem(builder, m));
         items.push(item);
@@ -403,8 +476,6 @@ async function collectItems(
     }
   } catch (e) {
     failure = e;
-  } finally {
-    await batches.return(undefined).catch(() => undefined);
   }
   return { items, exhausted, failure };
 }
@@ -487,36 +558,6 @@ function itemWithValue(builder: ItemBuilder, m: JsonMatch, text: string): Item {
 }
 
 const UTF8 = new TextDecoder("utf-8");
-
-/**
- * A reader that keeps the last window it read, so that the engine's reads and the many small
- * values that lie close together cost one positional read per window instead of one per value.
- */
-class ValueWindow implements ByteReader {
-  readonly size: number;
-  /** Source offset of `bytes[0]`. */
-  start = 0;
-  bytes: Uint8Array = new Uint8Array(0);
-  constructor(readonly inner: ByteReader) {
-    this.size = inner.size;
-  }
-
-  async read(position: number, length: number): Promise<Uint8Array> {
-    const end = Math.min(this.size, position + length);
-    const at = this.offsetOf(position, end);
-    if (at >= 0) return this.bytes.subarray(at, at + (end - position));
-    if (length > JSON_VALUE_WINDOW_BYTES) return this.inner.read(position, length);
-    this.bytes = await this.inner.read(position, JSON_VALUE_WINDOW_BYTES);
-    this.start = position;
-    return this.bytes.subarray(0, end - position);
-  }
-
-  /** Where source bytes `[from, to)` are in `bytes`, or -1 when the window does not hold them. */
-  offsetOf(from: number, to: number): number {
-    const start = this.start;
-    return from >= start && to <= start + this.bytes.length ? from - start : -1;
-  }
-}
 
 /**
  * The compact text of source bytes [start, end), or null once it is known to exceed `capBytes`

@@ -7,31 +7,21 @@
  *
  * picomatch compiles a glob to a JavaScript regular expression whose lazy wildcards backtrack
  * polynomially in their number: `*a*a*a…*b` against a long name can hold a thread for minutes. The
- * same expression runs on RE2 (linear time) once the lookaheads picomatch adds only to refuse `.`
- * and `..` segments and empty names are dropped — a directory walk never yields either. A glob
- * RE2 cannot run (a negated extglob needs a lookahead) keeps picomatch, and then only with a few
- * wildcards, where backtracking stays bounded.
+ * same expression runs on the pattern module's linear-time engines (pattern.ts: V8 where the
+ * backtracking is provably bounded, re2js otherwise) once the lookaheads picomatch adds only to
+ * refuse `.` and `..` segments and empty names are dropped — a directory walk never yields either.
+ * A glob neither can run (a negated extglob needs a lookahead) keeps picomatch, and then only with
+ * a few wildcards, where backtracking stays bounded.
  */
-import { createRequire } from "node:module";
 import picomatch from "picomatch";
-import { PagewiseError } from "../../core/index.js";
+import { isPagewiseError, PagewiseError } from "../../core/index.js";
 import { MAX_BACKTRACKING_GLOB_WILDCARDS, MAX_GLOB_CHARS } from "../limits.js";
+import { type CompiledPattern, compilePattern, lineMatcher } from "./pattern.js";
 
 export type PathMatcher = (relPath: string) => boolean;
 
 /** The lookaheads picomatch emits to refuse `.`/`..` segments and empty names. */
 const SEGMENT_GUARDS = ["(?!(?:^|\\/)\\.{1,2}(?:\\/|$))", "(?!\\.{1,2}(?:\\/|$))", "(?=.)"];
-
-interface Re2Like {
-  test(text: string): boolean;
-}
-type Re2Constructor = new (source: string, flags: string) => Re2Like;
-let re2Class: Re2Constructor | undefined;
-
-function re2(): Re2Constructor {
-  re2Class ??= createRequire(import.meta.url)("re2") as Re2Constructor;
-  return re2Class;
-}
 
 function invalidGlob(glob: string, why: string, limit?: PagewiseError["details"]["limit"]) {
   return new PagewiseError(
@@ -69,14 +59,22 @@ export function compileGlob(glob: string | undefined): PathMatcher | undefined {
   }
   let source = regex.source;
   for (const guard of SEGMENT_GUARDS) source = source.split(guard).join("");
-  let linear: Re2Like | undefined;
+  let compiled: CompiledPattern;
   try {
-    linear = new (re2())(source, regex.flags.replace("u", ""));
-  } catch {
-    linear = undefined;
+    compiled = compilePattern(
+      source,
+      false,
+      regex.flags.includes("i") ? "insensitive" : "sensitive",
+      {
+        argument: "glob",
+      },
+    );
+  } catch (err) {
+    if (!isPagewiseError(err)) throw err;
+    throw invalidGlob(glob, `cannot be matched: ${err.message}`, err.details.limit);
   }
-  if (linear) {
-    const matcher = linear;
+  if (compiled.engine !== "guarded") {
+    const matcher = lineMatcher(compiled);
     return basename
       ? (relPath) => matcher.test(relPath.slice(relPath.lastIndexOf("/") + 1))
       : (relPath) => matcher.test(relPath);

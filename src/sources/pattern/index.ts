@@ -1,12 +1,14 @@
 /**
  * @module
- * User-supplied patterns, shared by `search` and `tail`: smart case, a linear-time RE2 engine for
- * every pattern RE2 reads the same way, and the guarded worker for the rest.
+ * User-supplied patterns, shared by `search` and `tail`: smart case, JavaScript's meaning on three
+ * engines — V8 where the backtracking is provably bounded, re2js (linear time) for what RE2 can
+ * spell, and the guarded worker for the rest.
  */
 
 // search.ts sizes its slots from here.
 export { compileGlob, type PathMatcher } from "./glob.js";
 export { type GuardedRunOptions, GuardedWorkers, Slots, stalled } from "./guarded-worker.js";
+export { engineUnavailable, setLinearEngineLoader } from "./linear.js";
 export { requiredLiteral } from "./literal.js";
 export {
   type ByteMatcher,
@@ -16,8 +18,9 @@ export {
   type CompileOptions,
   chunkMatcher,
   compilePattern,
-  type LineMatcher,
   lineMatcher,
+  literalCounter,
+  type Matcher,
   type PatternEngine,
 } from "./pattern.js";
 export { toRe2Source } from "./re2-source.js";

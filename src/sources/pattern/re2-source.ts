@@ -3,9 +3,10 @@
  * Translation of a JavaScript regular expression (u-mode syntax, already accepted by V8) into RE2
  * syntax with the same meaning, or `undefined` when RE2 would read it differently or cannot run it.
  *
- * Written by hand because no library maps JavaScript semantics onto RE2's: the `re2` package
- * passes most syntax through, where `.`, `\s`, `\b` under case folding, `\p{…}` (different
- * Unicode tables) and lone surrogates differ. Every atom is emitted in a spelling whose RE2
+ * Written by hand because no library maps JavaScript semantics onto RE2's: re2js's own
+ * `translateRegExp` (like the `re2` package before it) passes most syntax through, where `.`, `\s`,
+ * `\b` under case folding, `\p{…}` (different Unicode tables) and lone surrogates differ. re2js
+ * (linear.ts) runs what this returns. Every atom is emitted in a spelling whose RE2
  * meaning is fixed (code points as `\x{…}`, classes spelled out), and anything not on the list
  * below is routed to the JavaScript engine, which runs guarded off the request thread:
  * lookaround, backreferences, `\p{…}`, `\W`/`\S` inside a class, `\B`, `\b` when folding case,

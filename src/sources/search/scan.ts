@@ -12,11 +12,21 @@
  * A continuation (`after` window) walks only from the cursor's file on (resume-walk.ts).
  *
  * Per file: open (through a confined directory descriptor, confine.ts), fstat, one read when the
- * file fits a chunk, close. Lines are found by byte search: a required literal (`Buffer.indexOf`)
- * or the RE2 program run over the chunk's bytes finds candidate lines, and only those are decoded
- * and matched. Memory: one chunk plus the longest line (≤ MAX_SEARCH_LINE_BYTES) at a time.
+ * file fits a chunk, close. Candidate lines are found before anything is matched: a required
+ * literal (`Buffer.indexOf` on the bytes), the linear engine's multi-line program over blocks of
+ * the raw bytes, or V8's multi-line pre-scan over the chunk (a Latin-1 copy of its bytes when the
+ * pattern matches ASCII only, else decoded a piece at a time); only candidates are matched alone.
+ * Once the page's window is full, an exact total only counts: matches are not located or built,
+ * and a pattern whose matches stay inside lines is counted over a whole piece in one pass.
+ *
+ * Memory, whatever the file (docs/list-search.md, "Memory per search"): the read buffer (two
+ * chunks) and one piece of decoded text, plus, for a pattern whose matches can be long or with
+ * `context`, the line being matched held up to MAX_SEARCH_LINE_BYTES (a longer one skips the file
+ * once that much is read). A line longer than the buffer is matched a window at a time when every
+ * match is short (`reachUnits`), so it is never held whole. Collected items are copies, so that
+ * none keeps a chunk's or a window's text alive.
  */
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { type BigIntStats, closeSync, fstatSync, readSync } from "node:fs";
 import { identityKey, PagewiseError } from "../../core/index.js";
@@ -27,8 +37,9 @@ import {
   type CompiledPattern,
   chunkMatcher,
   compileGlob,
-  type LineMatcher,
   lineMatcher,
+  literalCounter,
+  type Matcher,
 } from "../pattern/index.js";
 import { countNewlineBytes } from "../shared/byte-source.js";
 import { compareCodePoints, type WalkEntry, walk } from "../walk/index.js";
@@ -78,6 +89,8 @@ export type ScanWindow =
 
 export interface ScanJob {
   readonly dir: string;
+  /** The name of the one file of `dir` to scan (a search of a file): no walk, no ignore rules. */
+  readonly file?: string;
   readonly ancestors: readonly string[];
   readonly includeHidden: boolean;
   readonly respectGitignore: boolean;
@@ -153,6 +166,8 @@ export interface ScanResult {
   bytesRead: number;
   /** Directory descriptors opened for confinement (counted, for tests). */
   dirsOpened: number;
+  /** The largest read buffer the scan held, in bytes (counted, for tests; one scan, not merged). */
+  bufferBytes?: number;
 }
 
 export interface ScanHooks {
@@ -189,9 +204,11 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
   try {
     const w = job.window;
     const stats =
-      w.kind === "after"
-        ? await walkFrom(job.dir, w.after.path, walkOptions, visit)
-        : await walk(job.dir, { ...walkOptions, recursive: true }, visit);
+      job.file !== undefined
+        ? visitOne(job.dir, job.file, visit)
+        : w.kind === "after"
+          ? await walkFrom(job.dir, w.after.path, walkOptions, visit)
+          : await walk(job.dir, { ...walkOptions, recursive: true }, visit);
     scanner.skipped.unreadable_directories = stats.unreadable;
   } catch (err) {
     if (!(err instanceof StopWalk)) throw err;
@@ -200,6 +217,47 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
     opener.close();
   }
   return scanner.result(complete && job.window.kind === "offset", opener.dirsOpened);
+}
+
+/** Visits the one file a search of a file scans, as the walk would list it. */
+function visitOne(dir: string, name: string, visit: (entry: WalkEntry) => void) {
+  const absolute = dir === "/" ? `/${name}` : `${dir}/${name}`;
+  visit({ path: name, absolute, statPath: absolute, type: "file" });
+  return { unreadable: 0 };
+}
+
+/**
+ * Bytes of whole lines decoded into one string at a time. Perf: V8 makes a string of 128 KiB or more
+ * in its large-object space, ~100 times slower than a young one (5 ms against 30 µs for 64 KiB of
+ * ASCII here): chunks are decoded in pieces below that.
+ */
+const PIECE_BYTES = 64 * 1024;
+
+/** The end of a piece of whole lines starting at `from` (about PIECE_BYTES, or one longer line). */
+function pieceEndAt(region: Buffer, from: number): number {
+  if (from + PIECE_BYTES >= region.length) return region.length;
+  const nl = region.lastIndexOf(NEWLINE, from + PIECE_BYTES - 1);
+  if (nl >= from) return nl + 1;
+  const next = region.indexOf(NEWLINE, from + PIECE_BYTES);
+  return next < 0 ? region.length : next + 1;
+}
+
+/** Bytes of whole lines the linear engine's multi-line pre-scan asks about at once. */
+const BLOCK_BYTES = 16 * 1024;
+/**
+ * Bytes of a long line decoded and matched at once: a piece (see PIECE_BYTES), large beside what a
+ * window keeps around a match.
+ */
+const WINDOW_BYTES = PIECE_BYTES;
+
+/** Where a long line's matching stands between its windows. */
+interface LongLine {
+  /** Absolute offset of the line's first byte. */
+  readonly start: number;
+  /** Code points of the line before the search's resume position. */
+  cpAtFrom: number;
+  /** Matches of the line so far. */
+  ordinal: number;
 }
 
 /** One scan's state: the window, the items collected, counts; one file at a time. */
@@ -220,12 +278,36 @@ class Scanner {
   /** Characters of the collected items' paths, texts and leading context: a lower bound of their page. */
   private itemChars = 0;
   private buf = Buffer.allocUnsafe(SEARCH_CHUNK_BYTES * 2);
-  private readonly re: LineMatcher;
-  /** Finds candidate lines in a chunk's bytes (context 0 only): a literal or the RE2 program. */
+  private readonly re: Matcher;
+  /** The linear engine answers "any match?" much faster than "where?": asked first per line. */
+  private readonly testFirst: boolean;
+  /** Finds candidate lines in a chunk's bytes (context 0 only): a literal every match contains. */
   private readonly literalBytes: Buffer | undefined;
-  private readonly bytePre: ByteMatcher | undefined;
-  /** The JavaScript engine's pre-scan over a chunk's decoded text. */
-  private readonly textPre: LineMatcher | undefined;
+  /** The linear engine over raw bytes: candidate lines, and counts without decoding. */
+  private readonly bytes: ByteMatcher | undefined;
+  /** V8's pre-scan over a chunk's decoded text (context 0 only). */
+  private readonly textPre: RegExp | undefined;
+  /** Counts a plain literal's matches on the raw bytes (lines-local literals). */
+  private readonly literalCount: ((bytes: Buffer, from: number, to: number) => number) | undefined;
+  /**
+   * V8's pre-scan may read the bytes as Latin-1, not decoded, to find candidate lines: the pattern
+   * matches ASCII only (context 0, pre-scan allowed).
+   */
+  private readonly latin1Pre: boolean;
+  /** The piece of the region that pre-scan last read. */
+  private readonly piece: { region: Buffer; start: number; end: number; text: string } = {
+    region: Buffer.alloc(0),
+    start: 0,
+    end: 0,
+    text: "",
+  };
+  /** V8's engine for counting a long line's windows (`test` moves past a match without building it). */
+  private readonly counter: RegExp | undefined;
+  /**
+   * Lines longer than the buffer are matched a window at a time, never held whole: context 0 and
+   * matches of a bounded length (the pattern's `reachUnits`).
+   */
+  private readonly streamable: boolean;
   private readonly after: MatchPosition | undefined;
   private readonly offsetStart: number;
   private readonly limit: number;
@@ -248,15 +330,20 @@ class Scanner {
   ) {
     const p = job.pattern;
     this.re = lineMatcher(p);
+    this.testFirst = p.engine === "linear";
     const byteScan = job.context === 0;
     this.literalBytes =
       byteScan && p.literal.length >= 2 ? Buffer.from(p.literal, "utf8") : undefined;
-    this.bytePre =
-      byteScan && !this.literalBytes && p.engine === "re2" ? byteMatcher(p) : undefined;
-    this.textPre =
-      byteScan && !this.literalBytes && p.engine === "js" && p.prefilter
-        ? chunkMatcher(p)
-        : undefined;
+    this.bytes = p.engine === "linear" ? byteMatcher(p) : undefined;
+    this.textPre = byteScan && p.engine !== "linear" && p.prefilter ? chunkMatcher(p) : undefined;
+    this.literalCount = p.lineLocal ? literalCounter(p) : undefined;
+    this.latin1Pre = this.textPre !== undefined && p.asciiOnly;
+    this.streamable =
+      byteScan &&
+      p.engine === "bounded" &&
+      p.reachUnits > 0 &&
+      streamMargin(p.reachUnits, job.maxChars) <= WINDOW_BYTES / 2;
+    this.counter = this.streamable && !p.nullable ? new RegExp(p.source, p.flags) : undefined;
     const w = job.window;
     this.after = w.kind === "after" ? w.after : undefined;
     this.offsetStart = w.kind === "offset" ? w.offset : 0;
@@ -279,6 +366,19 @@ class Scanner {
     return this.job.stopEarly && this.pageFull() && this.seen() > this.items.length;
   }
 
+  /**
+   * Every later match of this scan lies past its window, and no item waits for context: only the
+   * count is left to find (an exact total), so matches are counted without being located or built.
+   */
+  private countOnly(): boolean {
+    return (
+      !this.after &&
+      !this.job.stopEarly &&
+      this.pending.length === 0 &&
+      this.total + this.fileCount >= this.offsetStart + this.limit
+    );
+  }
+
   result(complete: boolean, dirsOpened: number): ScanResult {
     return {
       counted: this.total,
@@ -289,6 +389,7 @@ class Scanner {
       filesRead: this.filesRead,
       bytesRead: this.bytesRead,
       dirsOpened,
+      bufferBytes: this.buf.length,
     };
   }
 
@@ -365,7 +466,10 @@ class Scanner {
 
   /**
    * Reads the file from `position` in chunks and hands whole lines on. Perf: a file that fits a
-   * chunk is read with one call (a short read of a regular file is its end).
+   * chunk is read with one call (a short read of a regular file is its end). Memory: the buffer
+   * holds one chunk and the line being read; a line longer than the buffer is matched in windows
+   * when the pattern allows it (streamLine), else held up to MAX_SEARCH_LINE_BYTES, past which
+   * the file is skipped before the line is read further.
    */
   private readFile(fd: number, size: number, position: number): "ok" | "binary" | "long" {
     let len = 0;
@@ -373,8 +477,18 @@ class Scanner {
     for (;;) {
       this.hooks.signal?.throwIfAborted();
       if (len === this.buf.length) {
+        // The buffer holds part of one line and nothing else.
+        if (this.streamable) {
+          const rest = this.streamLine(fd, position, len);
+          if (rest === "binary") return rest;
+          ({ position, len } = rest);
+          if (this.done() && this.pending.length === 0) return "ok";
+          continue;
+        }
         if (this.buf.length >= MAX_SEARCH_LINE_BYTES + SEARCH_CHUNK_BYTES) return "long";
-        const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+        const bigger = Buffer.allocUnsafe(
+          Math.min(this.buf.length * 2, MAX_SEARCH_LINE_BYTES + SEARCH_CHUNK_BYTES),
+        );
         this.buf.copy(bigger, 0, 0, len);
         this.buf = bigger;
       }
@@ -398,7 +512,7 @@ class Scanner {
       else {
         const lastNl = this.buf.lastIndexOf(NEWLINE, len - 1);
         if (lastNl < 0) {
-          if (len > MAX_SEARCH_LINE_BYTES) return "long";
+          if (!this.streamable && len > MAX_SEARCH_LINE_BYTES) return "long";
           continue;
         }
         end = lastNl + 1;
@@ -406,10 +520,7 @@ class Scanner {
       if (end > 0) {
         const region = this.buf.subarray(0, end);
         if (!isUtf8(region)) return "binary";
-        const base = position - len;
-        const fast = this.literalBytes !== undefined || this.bytePre !== undefined;
-        if (fast) this.scanBytes(region, base, eof);
-        else this.scanText(region, base);
+        this.scanRegion(region, position - len, eof);
       }
       if (this.done() && this.pending.length === 0) return "ok";
       if (eof) return "ok";
@@ -418,27 +529,50 @@ class Scanner {
     }
   }
 
+  /** Whole lines of the file (valid UTF-8), at absolute offset `base`. */
+  private scanRegion(region: Buffer, base: number, last: boolean): void {
+    if (this.countOnly()) this.countLines(region, 0);
+    else if (this.job.context === 0 && (this.literalBytes || this.bytes || this.latin1Pre)) {
+      this.scanBytes(region, base, last);
+    } else {
+      // Perf: decoded a piece at a time (see PIECE_BYTES).
+      for (let from = 0; from < region.length; ) {
+        const to = pieceEndAt(region, from);
+        if (this.countOnly()) {
+          this.countLines(region, from);
+          return;
+        }
+        this.scanText(region.subarray(from, to), base + from);
+        if (this.done() && this.pending.length === 0) return;
+        from = to;
+      }
+    }
+  }
+
   /**
-   * Perf: the hot path for context 0. Candidate lines are found by a byte search over the whole
-   * region; lines are counted only up to a candidate (or to the region's end when more of the
-   * file follows), and only candidate lines are decoded and matched.
+   * The region's text for V8 from `from` to `to`. Perf: ASCII needs no decoding (a Latin-1 copy is
+   * the same text); for counting only, neither does any text when the pattern matches ASCII only.
+   */
+  private textOf(region: Buffer, from: number, to: number, countOnly: boolean): string {
+    const bytes = region.subarray(from, to);
+    const ascii = (countOnly && this.job.pattern.asciiOnly) || isAscii(bytes);
+    return bytes.toString(ascii ? "latin1" : "utf8");
+  }
+
+  /**
+   * Perf: the hot path for context 0. Candidate lines are found on the raw bytes (a literal, or
+   * the linear engine's multi-line pre-scan); lines are counted only up to a candidate (or to the
+   * region's end when more of the file follows), and only candidate lines are decoded and matched.
    */
   private scanBytes(region: Buffer, base: number, last: boolean): void {
     const end = region.length;
     let b = 0;
     while (b < end) {
-      let idx: number;
-      if (this.literalBytes) idx = region.indexOf(this.literalBytes, b);
-      else {
-        this.bytePre!.lastIndex = b;
-        const m = this.bytePre!.exec(region);
-        idx = m === null ? -1 : m.index;
-      }
-      if (idx < 0) {
+      const ls = this.nextCandidate(region, b);
+      if (ls < 0) {
         if (!last) this.lineNo += countNewlineBytes(region, b, end);
         return;
       }
-      const ls = idx === 0 ? 0 : region.lastIndexOf(NEWLINE, idx - 1) + 1;
       if (ls > b) this.lineNo += countNewlineBytes(region, b, ls);
       let le = region.indexOf(NEWLINE, ls);
       const terminated = le >= 0;
@@ -449,12 +583,102 @@ class Scanner {
       if (this.done()) return;
       b = terminated ? le + 1 : end;
       this.lineNo++;
+      if (this.countOnly()) {
+        this.countLines(region, b);
+        return;
+      }
     }
   }
 
-  /** Lines of a decoded region one by one, with context and the JavaScript pre-scan. */
+  /** The start of the first line at or after the line start `from` that may match, or -1. */
+  private nextCandidate(region: Buffer, from: number): number {
+    if (this.literalBytes) {
+      const idx = region.indexOf(this.literalBytes, from);
+      return idx <= 0 ? idx : region.lastIndexOf(NEWLINE, idx - 1) + 1;
+    }
+    if (this.latin1Pre) {
+      // V8's pre-scan over a Latin-1 copy of a piece (whose offsets are the bytes').
+      const pre = this.textPre!;
+      const piece = this.piece;
+      for (let b = from; b < region.length; b = piece.end) {
+        if (piece.region !== region || b < piece.start || b >= piece.end) {
+          piece.region = region;
+          piece.start = b;
+          piece.end = pieceEndAt(region, b);
+          piece.text = region.toString("latin1", b, piece.end);
+        }
+        pre.lastIndex = b - piece.start;
+        const m = pre.exec(piece.text);
+        if (m !== null) {
+          const idx = piece.start + m.index;
+          return idx === 0 ? 0 : region.lastIndexOf(NEWLINE, idx - 1) + 1;
+        }
+      }
+      return -1;
+    }
+    const bytes = this.bytes!;
+    for (let b = from; b < region.length; ) {
+      const blockEnd = blockEndAt(region, b);
+      if (bytes.mayMatch(region.subarray(b, blockEnd))) {
+        for (let ls = b; ls < blockEnd; ) {
+          const le = lineEndAt(region, ls, blockEnd);
+          if (bytes.test(region.subarray(ls, contentEndAt(region, ls, le)))) return ls;
+          ls = le + 1;
+        }
+      }
+      b = blockEnd;
+    }
+    return -1;
+  }
+
+  /**
+   * The matches of the region's lines from the line start `from` on, counted only (countOnly).
+   * Perf: a pattern whose matches stay inside lines is counted over the whole decoded region in
+   * one pass; the linear engine counts line by line on the raw bytes, never decoding them.
+   */
+  private countLines(region: Buffer, from: number): void {
+    if (from >= region.length) return;
+    if (this.literalCount) {
+      this.fileCount += this.literalCount(region, from, region.length);
+      return;
+    }
+    if (this.bytes) {
+      this.fileCount += countLinearLines(this.bytes, region, from);
+      return;
+    }
+    if (this.literalBytes && region.indexOf(this.literalBytes, from) < 0) return;
+    for (let b = from; b < region.length; ) {
+      const to = pieceEndAt(region, b);
+      this.fileCount += this.countText(this.textOf(region, b, to, true));
+      b = to;
+    }
+  }
+
+  /** The matches of whole lines of decoded text (V8's engine), counted only. */
+  private countText(text: string): number {
+    if (this.job.pattern.lineLocal) return this.re.count(text);
+    const pre = this.textPre;
+    let n = 0;
+    for (let s = 0; s < text.length; ) {
+      if (pre !== undefined) {
+        pre.lastIndex = s;
+        const m = pre.exec(text);
+        if (m === null) break;
+        s = m.index === 0 ? 0 : text.lastIndexOf("\n", m.index - 1) + 1;
+      }
+      let e = text.indexOf("\n", s);
+      const terminated = e >= 0;
+      if (!terminated) e = text.length;
+      const crlf = terminated && e > s && text.charCodeAt(e - 1) === CR;
+      n += this.re.count(text.slice(s, crlf ? e - 1 : e));
+      s = e + 1;
+    }
+    return n;
+  }
+
+  /** Lines of a decoded region one by one, with context and V8's pre-scan. */
   private scanText(region: Buffer, base: number): void {
-    const text = region.toString("utf8");
+    const text = this.textOf(region, 0, region.length, false);
     const context = this.job.context;
     const pre = this.textPre;
     let s = 0;
@@ -503,12 +727,200 @@ class Scanner {
       s = terminated ? e + 1 : text.length;
       b = terminated ? be + 1 : region.length;
       this.lineNo++;
+      if (this.countOnly()) {
+        if (s < text.length) this.fileCount += this.countText(text.slice(s));
+        return;
+      }
     }
+  }
+
+  /**
+   * The rest of a line longer than the buffer, for a pattern whose matches have a bounded length:
+   * matched a window at a time and never held whole (memory: the buffer, and one window's text).
+   * The buffer holds the line's first `len` bytes (no terminator among them), read up to
+   * `position`; returns once the line is done, with the bytes after its terminator at the
+   * buffer's start.
+   */
+  private streamLine(
+    fd: number,
+    position: number,
+    len: number,
+  ): { position: number; len: number } | "binary" {
+    const buf = this.buf;
+    const line: LongLine = { start: position - len, cpAtFrom: 0, ordinal: 0 };
+    const firstItem = this.items.length;
+    let base = line.start; // absolute offset of buf[0]
+    let from = 0; // where the search resumes
+    let checked = 0; // bytes validated as UTF-8
+    let scanned = len; // bytes known to hold no line terminator
+    let eof = false;
+    for (;;) {
+      this.hooks.signal?.throwIfAborted();
+      const nl = buf.subarray(0, len).indexOf(NEWLINE, scanned);
+      const final = nl >= 0 || eof;
+      // Match up to the line's end, or else up to the last whole character here.
+      let limit: number;
+      if (final) limit = nl >= 0 ? (nl > 0 && buf[nl - 1] === CR ? nl - 1 : nl) : len;
+      else {
+        limit = len - 1;
+        while (limit > from && (buf[limit]! & 0xc0) === 0x80) limit--;
+      }
+      if (!isUtf8(buf.subarray(checked, final && nl >= 0 ? nl : limit))) return "binary";
+      checked = limit;
+      for (;;) {
+        const last = limit - from <= WINDOW_BYTES;
+        let end = limit;
+        if (!last) {
+          end = from + WINDOW_BYTES;
+          while ((buf[end]! & 0xc0) === 0x80) end--;
+        }
+        const resume = this.matchWindow(line, this.contextStart(from), from, end, final && last);
+        if (this.done()) {
+          if (this.items.length > firstItem) {
+            if (final) this.setLineEnd(firstItem, base + limit);
+            else this.finishLine(fd, position, len, firstItem);
+          }
+          return { position, len: 0 };
+        }
+        from = resume;
+        if (last) break;
+      }
+      if (final) {
+        this.setLineEnd(firstItem, base + limit);
+        const rest = nl >= 0 ? nl + 1 : len;
+        buf.copy(buf, 0, rest, len);
+        this.lineNo++;
+        return { position, len: len - rest };
+      }
+      scanned = len;
+      // Keep what a later match may need (from `from`, and context before it), read more.
+      const keep = this.contextStart(from);
+      buf.copy(buf, 0, keep, len);
+      len -= keep;
+      from -= keep;
+      checked -= keep;
+      scanned -= keep;
+      base += keep;
+      const want = buf.length - len;
+      const n = readSync(fd, buf, len, want, position);
+      this.bytesRead += n;
+      this.hooks.tick?.(this.filesRead, this.bytesRead);
+      position += n;
+      len += n;
+      eof = n < want;
+    }
+  }
+
+  /** Where a long line's window text starts: a clamped item's lead before `from`, whole characters. */
+  private contextStart(from: number): number {
+    let start = Math.max(0, from - contextBytesFor(this.job.maxChars));
+    while (start < from && (this.buf[start]! & 0xc0) === 0x80) start++;
+    return start;
+  }
+
+  private setLineEnd(firstItem: number, end: number): void {
+    for (let k = firstItem; k < this.items.length; k++) this.items[k]!.lineEnd = end;
+  }
+
+  /**
+   * Matches `buf[from, end)` of a long line (the text decoded from `textStart`: context a clamped
+   * item shows before its match) and returns where the search resumes. Unless the window holds
+   * the line's end (`final`), only matches that start far enough from the window's end count: the
+   * engine reads at most `reachUnits` past a match's start, and a clamped item shows `maxChars`
+   * around it, so such a match is the one the whole line has; the search resumes at the first
+   * position that is not that far.
+   */
+  private matchWindow(
+    line: LongLine,
+    textStart: number,
+    from: number,
+    end: number,
+    final: boolean,
+  ): number {
+    const buf = this.buf;
+    if (this.countOnly() && this.literalCount && this.job.pattern.exactLiteral.length === 1) {
+      // Perf: a one-character literal cannot straddle the window's end (a character boundary):
+      // counted on the bytes, nothing decoded.
+      this.fileCount += this.literalCount(buf, from, end);
+      return end;
+    }
+    const counting = this.countOnly() && this.counter !== undefined;
+    // Perf: a Latin-1 copy where it is the same text (ASCII), or where only counts are wanted of
+    // a pattern that matches ASCII only; its offsets are then the bytes'.
+    const ascii = isAscii(buf.subarray(textStart, end));
+    const latin1 = ascii || (counting && this.job.pattern.asciiOnly);
+    const text = buf.toString(latin1 ? "latin1" : "utf8", textStart, end);
+    const fromUnits = latin1 ? from - textStart : utf16Units(buf, textStart, from);
+    const margin = Math.max(this.job.pattern.reachUnits, this.job.maxChars + 1);
+    const safeEnd = final ? text.length : text.length - margin; // last safe match start
+    const cpsOf = (a: number, b: number) => (ascii ? b - a : codePoints(text, a, b));
+    let pos = fromUnits;
+    let cpIndex = fromUnits;
+    let cp = line.cpAtFrom;
+    if (counting) {
+      // Perf: `test` moves past each match without building it; a match ending at or before
+      // `safeEnd` started there too.
+      const re = this.counter!;
+      for (re.lastIndex = pos; re.test(text); pos = re.lastIndex) {
+        if (re.lastIndex > safeEnd) {
+          // It may still start early enough: ask where.
+          re.lastIndex = pos;
+          const m = re.exec(text)!;
+          if (m.index > safeEnd) break;
+          re.lastIndex = m.index + m[0]!.length;
+        }
+        this.fileCount++;
+      }
+    } else {
+      const re = this.re;
+      re.reset(text);
+      while (pos <= text.length && re.find(pos) && re.start <= safeEnd) {
+        const idx = re.start;
+        const mlen = re.end - idx;
+        pos = mlen > 0 ? re.end : re.end + (isPairAt(text, idx) ? 2 : 1);
+        const ordinal = line.ordinal++;
+        if (this.wanted(line.start, ordinal)) {
+          cp += cpsOf(cpIndex, idx);
+          cpIndex = idx;
+          this.collect(text, idx, mlen, cp + 1, line.start, -1, this.lineNo, ordinal, final);
+        }
+        if (this.done()) return from;
+      }
+    }
+    let resume = final ? text.length : Math.max(pos, safeEnd + 1);
+    if (resume > pos && isLowAt(text, resume) && isHighAt(text, resume - 1)) resume--;
+    resume = Math.min(resume, text.length);
+    line.cpAtFrom = cp + cpsOf(cpIndex, resume);
+    return latin1
+      ? textStart + resume
+      : from + Buffer.byteLength(text.slice(fromUnits, resume), "utf8");
+  }
+
+  /** Reads on to the end of a long line whose items are collected: their line cursors need it. */
+  private finishLine(fd: number, position: number, len: number, firstItem: number): void {
+    const buf = this.buf;
+    let base = position - len;
+    let nl = buf.subarray(0, len).indexOf(NEWLINE);
+    let before = -1; // the byte before buf[0]
+    while (nl < 0) {
+      this.hooks.signal?.throwIfAborted();
+      if (len > 0) before = buf[len - 1]!;
+      base += len;
+      len = readSync(fd, buf, 0, buf.length, position);
+      this.bytesRead += len;
+      this.hooks.tick?.(this.filesRead, this.bytesRead);
+      position += len;
+      if (len === 0) break;
+      nl = buf.subarray(0, len).indexOf(NEWLINE);
+    }
+    let end = base + Math.max(nl, 0);
+    if (nl >= 0 && (nl > 0 ? buf[nl - 1] : before) === CR) end--;
+    this.setLineEnd(firstItem, end);
   }
 
   private clampContext(line: string): string {
     const maxChars = this.job.maxChars;
-    return line.length <= maxChars ? line : line.slice(0, codeUnitFloor(line, maxChars));
+    return detached(line.length <= maxChars ? line : line.slice(0, codeUnitFloor(line, maxChars)));
   }
 
   private feedPending(line: string): void {
@@ -539,23 +951,28 @@ class Scanner {
   /** Every match of the line, in order; collects those in the window. Perf: the inner loop. */
   private matchLine(line: string, byteStart: number, byteEnd: number, lineNumber: number): void {
     const re = this.re;
-    re.lastIndex = 0;
+    if (this.testFirst && !re.test(line)) return;
+    re.reset(line);
     let ordinal = 0;
     let cpIndex = 0;
     let cpCount = 0;
-    for (let m = re.exec(line); m !== null; m = re.exec(line)) {
-      const idx = m.index;
-      const mlen = m[0]!.length;
-      if (mlen === 0) re.lastIndex = idx + (isPairAt(line, idx) ? 2 : 1);
+    for (let from = 0; from <= line.length && re.find(from); ) {
+      const idx = re.start;
+      const mlen = re.end - idx;
+      from = mlen > 0 ? re.end : re.end + (isPairAt(line, idx) ? 2 : 1);
       if (this.wanted(byteStart, ordinal++)) {
         cpCount += codePoints(line, cpIndex, idx);
         cpIndex = idx;
         this.collect(line, idx, mlen, cpCount + 1, byteStart, byteEnd, lineNumber, ordinal - 1);
       }
-      if (this.done() || re.lastIndex > line.length) break;
+      if (this.done()) break;
     }
   }
 
+  /**
+   * Collects the match at `idx` of `line` (or of a long line's window, `complete` false: the text
+   * does not reach the line's end, and `byteEnd` is set once it is known).
+   */
   private collect(
     line: string,
     idx: number,
@@ -565,6 +982,7 @@ class Scanner {
     byteEnd: number,
     lineNumber: number,
     ordinal: number,
+    complete = true,
   ): void {
     const ring = this.ring;
     const maxChars = this.job.maxChars;
@@ -572,7 +990,7 @@ class Scanner {
       path: this.relPath,
       line: lineNumber,
       column,
-      text: line,
+      text: line.length > maxChars || !complete ? "" : detached(line),
       truncated: false,
       lineStart: byteStart,
       lineEnd: byteEnd,
@@ -583,16 +1001,17 @@ class Scanner {
       fileTag: this.tag(),
       fileOrdinal: this.fileOrdinal,
     };
-    if (line.length > maxChars) {
+    if (line.length > maxChars || !complete) {
+      const centred = idx - ((maxChars - mlen) >> 1);
       let start =
         mlen >= maxChars
           ? idx
-          : Math.max(0, Math.min(idx - ((maxChars - mlen) >> 1), line.length - maxChars));
+          : Math.max(0, complete ? Math.min(centred, line.length - maxChars) : centred);
       if (start > 0 && isLowAt(line, start) && isHighAt(line, start - 1)) start--;
       const end = start + codeUnitFloor(line.slice(start, start + maxChars + 1), maxChars);
-      match.text = line.slice(start, end);
+      match.text = detached(line.slice(start, end));
       match.truncated = true;
-      match.textColumn = codePoints(line, 0, start) + 1;
+      match.textColumn = column - codePoints(line, start, idx);
     }
     if (this.job.context > 0) {
       match.before = ring.map((r) => r.text);
@@ -604,6 +1023,75 @@ class Scanner {
     this.itemChars += match.path.length + match.text.length;
     for (const b of match.before ?? []) this.itemChars += b.length;
   }
+}
+
+/** Bytes a long line's window keeps before where its search resumes (a clamped item's lead). */
+function contextBytesFor(maxChars: number): number {
+  return 4 * (maxChars + 2);
+}
+
+/**
+ * What a long line's window holds besides new text: the kept context, and the units a match
+ * needs after its start (its reach, or the clamped item's text). Streaming needs it to be small
+ * beside the buffer, so that each window makes progress.
+ */
+function streamMargin(reachUnits: number, maxChars: number): number {
+  return contextBytesFor(maxChars) + 4 * Math.max(reachUnits, maxChars + 1);
+}
+
+/**
+ * A copy of `s` that keeps no larger string alive: V8's slices share their parent's storage, and a
+ * collected item must not hold its chunk, or a long line's window, until the page is sent.
+ */
+function detached(s: string): string {
+  return s.length < 16 ? s : Buffer.from(s, "utf16le").toString("utf16le");
+}
+
+/** The end of a block of whole lines starting at `from` (about BLOCK_BYTES). */
+function blockEndAt(region: Buffer, from: number): number {
+  if (from + BLOCK_BYTES >= region.length) return region.length;
+  const nl = region.indexOf(NEWLINE, from + BLOCK_BYTES);
+  return nl < 0 ? region.length : nl + 1;
+}
+
+/** The index of the terminator of the line starting at `from` (`to` when it has none before). */
+function lineEndAt(region: Buffer, from: number, to: number): number {
+  const nl = region.indexOf(NEWLINE, from);
+  return nl < 0 || nl >= to ? to : nl;
+}
+
+/** The end of a line's content: its terminator without a `\r` before it. */
+function contentEndAt(region: Buffer, from: number, terminator: number): number {
+  return terminator < region.length && terminator > from && region[terminator - 1] === CR
+    ? terminator - 1
+    : terminator;
+}
+
+/** Matches of every line of `region[from..]`, counted on the raw bytes by the linear engine. */
+function countLinearLines(bytes: ByteMatcher, region: Buffer, from: number): number {
+  let n = 0;
+  for (let b = from; b < region.length; ) {
+    const blockEnd = blockEndAt(region, b);
+    if (bytes.mayMatch(region.subarray(b, blockEnd))) {
+      for (let ls = b; ls < blockEnd; ) {
+        const le = lineEndAt(region, ls, blockEnd);
+        n += bytes.count(region.subarray(ls, contentEndAt(region, ls, le)));
+        ls = le + 1;
+      }
+    }
+    b = blockEnd;
+  }
+  return n;
+}
+
+/** UTF-16 units of the valid UTF-8 `bytes[from, to)`. */
+function utf16Units(bytes: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const b = bytes[i]!;
+    if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
+  }
+  return n;
 }
 
 function isHighAt(s: string, i: number): boolean {

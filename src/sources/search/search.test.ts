@@ -372,7 +372,7 @@ describe("a full scan split across threads", () => {
 });
 
 describe("hostile patterns", () => {
-  it("what RE2 can run is answered exactly on the request's own thread, whatever its backtracking cost", async () => {
+  it("what the linear-time engines can run is answered exactly on the request's own thread, whatever its backtracking cost", async () => {
     const base = path.join(dir, "hostile");
     mkdirSync(base);
     const lines = [`${"a".repeat(5000)}b`, "a".repeat(3000), `x${"a".repeat(40)}!`];

@@ -14,7 +14,8 @@
  * The source runs on the one pipeline (core/source): the pipeline decodes the cursor, merges its
  * budget and limit with the call's, rejects conflicting arguments and encodes the continuations.
  */
-import { openFileConfined, resolveDirectoryConfined } from "../../access/index.js";
+import path from "node:path";
+import { openFileConfined, type Roots, resolveDirectoryConfined } from "../../access/index.js";
 import {
   type ByteReader,
   type ByteWriter,
@@ -40,12 +41,14 @@ import { type CaseMode, compileGlob, compilePattern, Slots } from "../pattern/in
 import type { SourceContext } from "../shared/context.js";
 import {
   checkCursorDirectoryPath,
+  checkCursorFilePath,
+  cursorPathMismatch,
   type FileRef,
   readFileRef,
   writeFileRef,
 } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
-import { closeInBackground } from "../shared/versioned-file.js";
+import { closeInBackground, settledStateVersion } from "../shared/versioned-file.js";
 import { ancestorsWithin } from "../walk/index.js";
 import { runScanJob } from "./pool.js";
 import {
@@ -108,6 +111,9 @@ interface SearchQuery {
 
 const CASE_MODES: readonly CaseMode[] = ["smart", "sensitive", "insensitive"];
 
+/** The cursor's flag bit that says its target is one file. */
+const FILE_TARGET_FLAG = 0x80;
+
 function flagsOf(q: SearchQuery): number {
   return (
     (q.literal ? 1 : 0) |
@@ -118,11 +124,13 @@ function flagsOf(q: SearchQuery): number {
   );
 }
 
-/** A search cursor: the searched directory, the query, and where the next page starts. */
+/** A search cursor: the searched directory or file, the query, and where the next page starts. */
 export interface SearchState {
   readonly dir: FileRef;
-  /** The directory's path under the caller's roots (set when decoded). */
+  /** The directory's (or file's) path under the caller's roots (set when decoded). */
   readonly absolute?: string;
+  /** `dir` names one file: a search of that file alone. */
+  readonly file: boolean;
   readonly query: SearchQuery;
   readonly after: Required<MatchPosition>;
   readonly resume: { readonly byte: number; readonly line: number };
@@ -135,7 +143,7 @@ export interface SearchState {
 function writeSearchState(w: ByteWriter, ctx: SourceContext, s: SearchState): void {
   const q = s.query;
   writeFileRef(w, ctx.caller.roots, s.dir);
-  w.u8(flagsOf(q))
+  w.u8(flagsOf(q) | (s.file ? FILE_TARGET_FLAG : 0))
     .u8(q.context)
     .uint(q.maxChars)
     .string(q.pattern)
@@ -155,7 +163,7 @@ function readSearchState(r: ByteReader, ctx: SourceContext): SearchState {
   const flags = r.u8();
   const caseMode = CASE_MODES[(flags >> 3) & 3];
   const count = COUNT_MODES[(flags >> 5) & 3];
-  if (caseMode === undefined || count === undefined || flags >> 7 !== 0) throw malformedCursor();
+  if (caseMode === undefined || count === undefined) throw malformedCursor();
   const query: SearchQuery = {
     literal: (flags & 1) !== 0,
     includeHidden: (flags & 2) !== 0,
@@ -174,7 +182,8 @@ function readSearchState(r: ByteReader, ctx: SourceContext): SearchState {
     fileTag: Buffer.from(r.raw(FILE_TAG_BYTES)).toString("base64url"),
   };
   const resume = { byte: r.uint(), line: r.uint() };
-  return { dir: ref, absolute, query, after, resume, offset: r.uint(), total: r.uint() };
+  const file = (flags & FILE_TARGET_FLAG) !== 0;
+  return { dir: ref, absolute, file, query, after, resume, offset: r.uint(), total: r.uint() };
 }
 
 function caseModeOf(caseSensitive: boolean | undefined): CaseMode {
@@ -248,17 +257,19 @@ async function searchPage(request: SearchPageRequest, options: SearchOptions): P
   const roots = ctx.caller.roots;
   const query = state?.query ?? queryOf(args);
   const limit = request.params.limit!;
-  if (state) await checkCursorDirectoryPath(roots, args.path, state.absolute!);
+  if (state) await checkCursorTarget(roots, args.path, state);
   const window: ScanWindow = state
     ? { kind: "after", after: state.after, limit, resume: state.resume }
     : { kind: "offset", offset: args.offset ?? 0, limit };
   const compiled = compilePattern(query.pattern, query.literal, query.caseMode);
   compileGlob(query.glob);
-  const dir = await resolveDirectoryConfined(roots, state ? state.absolute : args.path);
+  const target = await resolveTarget(roots, state ? state.absolute : args.path, state?.file);
+  const dir = target.dir;
   const rootDir = roots.dirs[dir.rootIndex]!;
   const result = await runScanJob(
     {
       dir: dir.realPath,
+      ...(target.file !== undefined ? { file: target.file } : {}),
       ancestors: ancestorsWithin(rootDir, dir.realPath),
       includeHidden: query.includeHidden,
       respectGitignore: query.respectGitignore,
@@ -278,13 +289,63 @@ async function searchPage(request: SearchPageRequest, options: SearchOptions): P
       ...(options.inProcess ? { inProcess: true } : {}),
     },
   );
-  const dirRef = { rootIndex: dir.rootIndex, relPath: roots.relative(dir.rootIndex, dir.realPath) };
-  return renderPage(request, { dirReal: dir.realPath, dirRef, query, result });
+  const targetReal =
+    target.file !== undefined ? path.join(dir.realPath, target.file) : dir.realPath;
+  const dirRef = { rootIndex: dir.rootIndex, relPath: roots.relative(dir.rootIndex, targetReal) };
+  return renderPage(request, {
+    dirReal: dir.realPath,
+    dirRef,
+    file: target.file !== undefined,
+    query,
+    result,
+  });
+}
+
+/** A path given with a cursor names the cursor's file or directory, else INVALID_CURSOR. */
+async function checkCursorTarget(roots: Roots, pathArg: string | undefined, state: SearchState) {
+  try {
+    if (state.file) await checkCursorFilePath(roots, pathArg, state.absolute!);
+    else await checkCursorDirectoryPath(roots, pathArg, state.absolute!);
+  } catch (err) {
+    // The other kind of target than the cursor's: another search than the cursor's.
+    const code = err instanceof PagewiseError ? err.code : undefined;
+    if (code === "NOT_A_FILE" || code === "NOT_A_DIRECTORY") throw cursorPathMismatch();
+    throw err;
+  }
+}
+
+/**
+ * What a search reads: a directory, walked; or one file, searched as the one file of its
+ * directory (its `path` in items is its name, relative to the page's `uri`, the directory), with
+ * no hidden or .gitignore rule applied, since the caller named it. `file` is the cursor's word
+ * on which it is (a path that became a directory since is INVALID_CURSOR, and the other way).
+ */
+async function resolveTarget(
+  roots: Roots,
+  pathArg: string | undefined,
+  file?: boolean,
+): Promise<{ dir: { realPath: string; rootIndex: number }; file?: string }> {
+  if (file === false) return { dir: await resolveDirectoryConfined(roots, pathArg) };
+  if (file === undefined) {
+    try {
+      return { dir: await resolveDirectoryConfined(roots, pathArg) };
+    } catch (err) {
+      if (!(err instanceof PagewiseError) || err.code !== "NOT_A_DIRECTORY") throw err;
+    }
+  }
+  const opened = await openFileConfined(roots, pathArg);
+  closeInBackground(() => opened.handle.close());
+  return {
+    dir: { realPath: path.dirname(opened.realPath), rootIndex: opened.rootIndex },
+    file: path.basename(opened.realPath),
+  };
 }
 
 interface PageInput {
   readonly dirReal: string;
+  /** The searched directory or file, as its cursors name it. */
   readonly dirRef: FileRef;
+  readonly file: boolean;
   readonly query: SearchQuery;
   readonly result: ScanResult;
 }
@@ -337,6 +398,7 @@ async function renderPage(request: SearchPageRequest, input: PageInput): Promise
   const cursorAfter = (m: RawMatch, nextOffset: number): string =>
     request.cursorAt({
       dir: input.dirRef,
+      file: input.file,
       query,
       after: { path: m.path, lineStart: m.lineStart, ordinal: m.ordinal, fileTag: m.fileTag },
       resume: { byte: m.resumeByte, line: m.resumeLine },
@@ -405,15 +467,15 @@ async function lineCursor(
   const { caller } = ctx;
   const opened = await openFileConfined(caller.roots, absolute);
   try {
-    const st = opened.stat;
-    if (identityKey(st) !== m.ident) {
+    // The state version of the state the scan read (O(1)); a file written since is refused.
+    const { version, stat } = await settledStateVersion(ctx, opened.handle, opened.stat);
+    if (identityKey(stat) !== m.ident) {
       throw new PagewiseError(
         "CONTENT_CHANGED",
         `${m.path} changed while it was searched. Run the search again.`,
         { hint: "Call again with the same arguments." },
       );
     }
-    const version = await ctx.versions.versionOf(opened.handle, st, undefined, ctx.signal);
     return encodeLineCursor(ctx, maxTokens, {
       file: {
         rootIndex: opened.rootIndex,

@@ -29,19 +29,35 @@ export interface LineCheckpoints {
   readonly newlinesBefore: number[];
 }
 
-const lineIndexes = new Map<string, LineCheckpoints>();
+/** Checkpoints kept per version (`key`), least recently used first. */
+const lineIndexes = new Map<string, readonly number[]>();
 
-/** The checkpoints of the content version `key` (a version string and size), kept LRU. */
+/**
+ * The checkpoints known for the version `key` (a version string and size), as a copy of the
+ * caller's own: what a scan learns into it is kept (`keepLineCheckpoints`) only once the caller
+ * has confirmed that the bytes it counted were that version's. Nothing learned from bytes that
+ * may have changed outlives the call that read them (a page cut from them is refused anyway).
+ */
 export function lineCheckpoints(key: string): LineCheckpoints {
-  let index = lineIndexes.get(key);
-  if (index) lineIndexes.delete(key);
-  else index = { newlinesBefore: [0] };
-  lineIndexes.set(key, index);
+  const known = lineIndexes.get(key);
+  return { newlinesBefore: known ? [...known] : [0] };
+}
+
+/** Keeps the checkpoints a call learned for `key`, once it confirmed the bytes they came from. */
+export function keepLineCheckpoints(key: string, learned: LineCheckpoints): void {
+  const known = lineIndexes.get(key);
+  if (known && known.length >= learned.newlinesBefore.length) {
+    // Refresh its LRU position.
+    lineIndexes.delete(key);
+    lineIndexes.set(key, known);
+    return;
+  }
+  lineIndexes.delete(key);
+  lineIndexes.set(key, [...learned.newlinesBefore]);
   if (lineIndexes.size > LINE_INDEX_VERSIONS) {
     const oldest = lineIndexes.keys().next().value;
     if (oldest !== undefined) lineIndexes.delete(oldest);
   }
-  return index;
 }
 
 /**

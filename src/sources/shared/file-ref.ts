@@ -21,8 +21,19 @@ import {
 
 const ROOT_HASH_BYTES = 3;
 
+/** Root hashes by directory. Perf: every cursor written or read names its root (a SHA-256 each). */
+const rootHashes = new Map<string, Uint8Array>();
+/** Roots whose hashes are kept; past it the memo starts again (roots are few and long-lived). */
+const ROOT_HASHES_KEPT = 1024;
+
 function rootHash(dir: string): Uint8Array {
-  return createHash("sha256").update(dir).digest().subarray(0, ROOT_HASH_BYTES);
+  let hash = rootHashes.get(dir);
+  if (hash === undefined) {
+    if (rootHashes.size >= ROOT_HASHES_KEPT) rootHashes.clear();
+    hash = createHash("sha256").update(dir).digest().subarray(0, ROOT_HASH_BYTES);
+    rootHashes.set(dir, hash);
+  }
+  return hash;
 }
 
 export interface FileRef {
@@ -107,10 +118,15 @@ export function refOfOpened(roots: Roots, opened: OpenedFile, expected?: FileRef
   return ref;
 }
 
-/** A file at one content version, as read and json cursors carry it. */
+/** A file at one version, as read and json cursors carry it. */
 export interface VersionedFileRef {
   readonly file: FileRef;
+  /** The version's digest (core/version). */
   readonly digest: Uint8Array;
+  /**
+   * The version's kind for a whole-file version (empty: state, CONTENT_VERSION_TAG: content); the
+   * append fingerprint for a range-anchored read cursor (shared/range-anchor.ts).
+   */
   readonly fingerprint: Uint8Array;
 }
 

@@ -87,3 +87,20 @@ describe("tail grep", () => {
     expect(JSON.stringify(err.details)).toContain("grep_literal");
   });
 });
+
+describe("a grep nested too deep", () => {
+  it("is INVALID_ARGUMENT naming grep and max_pattern_nesting, not a stack overflow", async () => {
+    writeFileSync(path.join(dir, "deep.log"), "a\nb\n");
+    for (const open of ["(", "(?:"]) {
+      const grep = `${open.repeat(3001)}a${")".repeat(3001)}`;
+      try {
+        await tail({ path: "deep.log", grep });
+        expect.unreachable(open);
+      } catch (err) {
+        expect(isPagewiseError(err) && err.code).toBe("INVALID_ARGUMENT");
+        expect((err as Error).message).toContain("grep");
+        expect(isPagewiseError(err) && err.details.limit?.name).toBe("max_pattern_nesting");
+      }
+    }
+  });
+});

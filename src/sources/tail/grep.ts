@@ -1,9 +1,10 @@
 /**
  * @module
  * The `grep` filter of `tail`: a JavaScript regular expression with search's smart case, or a
- * plain substring with `grep_literal`. Compiled by the shared pattern module, so it runs on RE2
- * (linear time, in the calling thread) unless only V8 can read it — then each record is tested in
- * a worker under the stall guard, never on the request thread.
+ * plain substring with `grep_literal`. Compiled by the shared pattern module, so it runs in linear
+ * time in the calling thread (V8 where the pattern's backtracking is bounded, re2js otherwise)
+ * unless neither can — then each record is tested in a worker under the stall guard, never on the
+ * request thread.
  */
 
 import { GREP_REGEX_MAX_UNITS } from "../limits.js";

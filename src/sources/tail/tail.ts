@@ -60,7 +60,7 @@ const ITEM_OVERHEAD_UNITS = 24;
 /** The arguments of a `tail` call; the budget, limit and clamp travel as page parameters. */
 export interface TailArgs {
   readonly path?: string;
-  /** Which cursor argument the call used (`before` or `after`), when it used one. */
+  /** `before` or `after` when the call passed its cursor as one of them (`cursor` takes either). */
   readonly cursorKind?: TailCursorKind;
   readonly fromStart?: boolean;
   readonly grep?: string;
@@ -118,7 +118,7 @@ async function tailPage(
   const { context: ctx, args, state } = request;
   let target = args.path;
   if (state) {
-    if (state.kind !== args.cursorKind) {
+    if (args.cursorKind !== undefined && state.kind !== args.cursorKind) {
       throw new PagewiseError(
         "INVALID_ARGUMENT",
         state.kind === "before"

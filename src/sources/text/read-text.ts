@@ -17,6 +17,7 @@ import {
   DEFAULT_MAX_TOKENS,
   type Estimator,
   type FileVersion,
+  firstInvalidUtf8,
   fitLargest,
   fitTextPrefix,
   type GrowingText,
@@ -36,6 +37,8 @@ import {
   countNewlines,
   fileByteSource,
   findLineStart,
+  keepLineCheckpoints,
+  type LineCheckpoints,
   lineCheckpoints,
 } from "../shared/byte-source.js";
 import type { SourceContext } from "../shared/context.js";
@@ -55,6 +58,8 @@ import {
   changedWhileReading,
   closeInBackground,
   openVersionedFile,
+  readingAgainOnChange,
+  type VersionedFile,
 } from "../shared/versioned-file.js";
 
 export type ReadEncoding = "utf-8" | "base64";
@@ -90,40 +95,70 @@ function notText(firstInvalidByte: number | undefined, maxTokens?: number): Page
   );
 }
 
-/** Line mode: the selected lines exactly as stored, or RESPONSE_TOO_LARGE over the ceiling. */
+/**
+ * Line mode: the selected lines exactly as stored, or RESPONSE_TOO_LARGE over the ceiling. The
+ * answer comes from one version, as a page does: read from a settled state that did not move while
+ * the lines were read, or from one snapshot; a file that changed meanwhile is read again.
+ */
 export async function readLines(ctx: SourceContext, req: ReadLinesRequest): Promise<string> {
-  const opened = await openFileConfined(ctx.caller.roots, req.path);
-  try {
-    const source = fileByteSource(opened.handle, Number(opened.stat.size));
-    const start = (await findLineStart(source, req.offset ?? 0, ctx.signal)).byte;
-    const maxBytes = req.maxReadTokens * ctx.estimator.maxUnitsPerToken * 3 + 4;
-    const bytes = await readLineRange(ctx, source, start, req.limit, maxBytes);
-    const tooLarge = (tokens?: number) =>
-      new PagewiseError(
-        "RESPONSE_TOO_LARGE",
-        `The selected lines are ${tokens === undefined ? "more than" : "about"} ${tokens ?? req.maxReadTokens} tokens, over the ${req.maxReadTokens}-token limit for reading whole lines. Page through them with max_tokens, or select fewer lines with offset/limit.`,
-        {
-          retry: { max_tokens: Math.min(DEFAULT_MAX_TOKENS, req.maxReadTokens) },
-          limit: {
-            name: "max_read_tokens",
-            limit: req.maxReadTokens,
-            value: tokens ?? req.maxReadTokens + 1,
-          },
-        },
-      );
-    if (bytes === undefined) throw tooLarge();
-    let text: string;
+  return readingAgainOnChange(async () => {
+    const file = await openVersionedFile(ctx, req.path);
     try {
-      text = decoder.decode(bytes);
-    } catch {
-      throw notText(undefined, DEFAULT_MAX_TOKENS);
+      return await readLinesOf(ctx, req, file);
+    } finally {
+      closeInBackground(file.close);
     }
-    const tokens = ctx.estimator.count(text);
-    if (tokens > req.maxReadTokens) throw tooLarge(tokens);
-    return text;
-  } finally {
-    closeInBackground(() => opened.handle.close());
+  });
+}
+
+async function readLinesOf(
+  ctx: SourceContext,
+  req: ReadLinesRequest,
+  file: VersionedFile,
+): Promise<string> {
+  const source = file.bytes;
+  const lines = lineIndexOf(file.version, source);
+  const start = (await findLineStart(source, req.offset ?? 0, ctx.signal, lines.checkpoints)).byte;
+  const maxBytes = req.maxReadTokens * ctx.estimator.maxUnitsPerToken * 3 + 4;
+  const bytes = await readLineRange(ctx, source, start, req.limit, maxBytes);
+  await file.confirmUnchanged();
+  lines.keep();
+  const tooLarge = (tokens?: number) =>
+    new PagewiseError(
+      "RESPONSE_TOO_LARGE",
+      `The selected lines are ${tokens === undefined ? "more than" : "about"} ${tokens ?? req.maxReadTokens} tokens, over the ${req.maxReadTokens}-token limit for reading whole lines. Page through them with max_tokens, or select fewer lines with offset/limit.`,
+      {
+        retry: { max_tokens: Math.min(DEFAULT_MAX_TOKENS, req.maxReadTokens) },
+        limit: {
+          name: "max_read_tokens",
+          limit: req.maxReadTokens,
+          value: tokens ?? req.maxReadTokens + 1,
+        },
+      },
+    );
+  if (bytes === undefined) throw tooLarge();
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw notText(start + firstInvalidUtf8(bytes), DEFAULT_MAX_TOKENS);
   }
+  const tokens = ctx.estimator.count(text);
+  if (tokens > req.maxReadTokens) throw tooLarge(tokens);
+  return text;
+}
+
+/**
+ * The line checkpoints of a version, as a copy this call learns into, and `keep` to share what it
+ * learned once the call confirmed the bytes were the version's (byte-source.ts).
+ */
+function lineIndexOf(
+  version: FileVersion,
+  bytes: ByteSource,
+): { checkpoints: LineCheckpoints; keep: () => void } {
+  const key = `${version.version}:${bytes.size}`;
+  const checkpoints = lineCheckpoints(key);
+  return { checkpoints, keep: () => keepLineCheckpoints(key, checkpoints) };
 }
 
 /** The bytes of `limit` lines from `start` (to the end without a limit); undefined past `maxBytes`. */
@@ -205,53 +240,66 @@ async function readPage(request: PageRequest<ReadArgs, ReadState, SourceContext>
       "Give the path of the file to read (or a cursor from a previous page).",
     );
   }
+  // A first page may come from whichever version is current; a continuation only from its own.
+  if (!state) return readingAgainOnChange(() => readPageOnce(request, maxTokens));
+  return readPageOnce(request, maxTokens);
+}
+
+async function readPageOnce(
+  request: PageRequest<ReadArgs, ReadState, SourceContext>,
+  maxTokens: number,
+): Promise<string> {
+  const { context: ctx, args, state } = request;
   const basis = state?.anchor
     ? await anchoredBasis(ctx, state)
     : await versionedBasis(ctx, state, args.path);
   try {
     const encoding: ReadEncoding = state?.encoding ?? args.encoding ?? "utf-8";
-    if (encoding === "utf-8" && !basis.version.utf8)
+    if (encoding === "utf-8" && basis.version.utf8 === false)
       throw notText(basis.version.firstInvalidByte, maxTokens);
-    const plan = await planOf(ctx, basis, state, args, encoding);
+    const { plan, keepLearned } = await planOf(ctx, basis, state, args, encoding);
     const page = await buildPage(request, basis, plan);
     await basis.confirm();
+    keepLearned();
     return page;
   } finally {
     closeInBackground(basis.close);
   }
 }
 
+/** Where the page starts, and what finding it learned about line positions (kept once confirmed). */
 async function planOf(
   ctx: SourceContext,
   basis: PageBasis,
   state: ReadState | undefined,
   args: ReadArgs,
   encoding: ReadEncoding,
-): Promise<PagePlan> {
+): Promise<{ plan: PagePlan; keepLearned: () => void }> {
   if (state) {
     if (state.position > basis.bytes.size) throw changedWhileReading();
-    return {
+    const plan: PagePlan = {
       position: state.position,
       line: state.line,
       end: state.end,
       encoding,
       ...(state.anchor ? { anchor: state.anchor } : {}),
     };
+    return { plan, keepLearned: () => undefined };
   }
-  const start = args.offset
-    ? await findLineStart(
-        basis.bytes,
-        args.offset,
-        ctx.signal,
-        lineCheckpoints(`${basis.version.version}:${basis.bytes.size}`),
-      )
-    : { byte: 0, line: 1 };
-  return {
+  let start = { byte: 0, line: 1 };
+  let keepLearned: () => void = () => undefined;
+  if (args.offset) {
+    const lines = lineIndexOf(basis.version, basis.bytes);
+    start = await findLineStart(basis.bytes, args.offset, ctx.signal, lines.checkpoints);
+    keepLearned = lines.keep;
+  }
+  const plan: PagePlan = {
     position: start.byte,
     line: start.line,
     end: args.limit !== undefined ? { kind: "lines", remaining: args.limit } : { kind: "eof" },
     encoding,
   };
+  return { plan, keepLearned };
 }
 
 /** A whole-file version through the shared opener (see versioned-file.ts). */
@@ -371,6 +419,8 @@ interface WindowPage {
 
 /** The bytes a page may be cut from: at most what `unitsPerToken` says the budget can hold. */
 interface Window {
+  /** Byte offset of the window's first byte in the file. */
+  readonly start: number;
   readonly bytes: Buffer;
   /** The window ends where the page's range ends. */
   readonly reachesEnd: boolean;
@@ -391,7 +441,7 @@ async function readWindow(basis: PageBasis, plan: PagePlan, wantBytes: number): 
       reachesEnd = true;
     }
   }
-  return { bytes, reachesEnd };
+  return { start: plan.position, bytes, reachesEnd };
 }
 
 async function buildPageWithin(
@@ -547,6 +597,7 @@ class DecodedWindow implements GrowingText {
   readonly #unitsCap: number;
   readonly #maxTokens: number;
   readonly #windowReachesEnd: boolean;
+  readonly #windowStart: number;
   #decodedBytes = 0;
 
   constructor(window: Window, unitsCap: number, maxTokens: number) {
@@ -554,6 +605,7 @@ class DecodedWindow implements GrowingText {
     this.#bytes = bytes;
     this.#complete = window.reachesEnd ? bytes.length : completeUtf8Length(bytes, bytes.length);
     this.#windowReachesEnd = window.reachesEnd;
+    this.#windowStart = window.start;
     this.#unitsCap = unitsCap;
     this.#maxTokens = maxTokens;
     this.done = this.#complete === 0;
@@ -571,10 +623,14 @@ class DecodedWindow implements GrowingText {
     const want = Math.max(MIN_DECODE_BYTES, Math.ceil(units * perUnit * 1.1));
     let end = Math.min(this.#complete, this.#decodedBytes + want);
     if (end < this.#complete) end = completeUtf8Length(this.#bytes, end);
+    const piece = this.#bytes.subarray(this.#decodedBytes, end);
     try {
-      this.text += decoder.decode(this.#bytes.subarray(this.#decodedBytes, end));
+      this.text += decoder.decode(piece);
     } catch {
-      throw notText(undefined, this.#maxTokens);
+      // A version that is not a content hash does not know the file is not text until a page
+      // reaches the bytes that are not: the error says where they are.
+      const at = this.#windowStart + this.#decodedBytes + firstInvalidUtf8(piece);
+      throw notText(at, this.#maxTokens);
     }
     this.#decodedBytes = end;
     if (this.text.length > this.#unitsCap) {

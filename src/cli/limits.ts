@@ -1,0 +1,14 @@
+/**
+ * @module
+ * Limits and defaults of the terminal commands.
+ */
+
+/**
+ * Budget of each page a command walks by itself to print all of its content into a pipe (no page
+ * is shown to a model, so the budget only sets how much one call reads): large enough that the
+ * per-call work (open, cursor, version check) is a small share of a page.
+ */
+export const STREAM_PAGE_TOKENS = 200_000;
+
+/** Bytes read per step when `read` copies a file into a pipe. */
+export const STREAM_READ_BYTES = 256 * 1024;
