@@ -511,6 +511,164 @@ function minify(code) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// JSON as programs write it
+
+/** A semantic version as package manifests spell it. */
+function semver(rng) {
+  return `${rng.pick(["", "", "^", "~", ">="])}${rng.int(20)}.${rng.int(30)}.${rng.int(40)}${rng.chance(0.1) ? `-${rng.pick(["beta", "rc", "alpha"])}.${rng.int(5)}` : ""}`;
+}
+
+/** An npm package name, scoped or not. */
+function packageName(rng) {
+  const base = `${rng.pick(IDENT_WORDS)}${rng.chance(0.5) ? `-${rng.pick(IDENT_WORDS)}` : ""}`;
+  return rng.chance(0.4) ? `@${rng.pick(IDENT_WORDS)}/${base}` : base;
+}
+
+/**
+ * One record of an API response or a data dump: integers, decimals, booleans, nulls, short
+ * strings, arrays of numbers (coordinates, series, matrices), empty arrays and objects. Pretty
+ * printed, every scalar of an array is a line of its own (`JSON.stringify(x, null, 2)`).
+ */
+function dataRecord(rng) {
+  const o = { id: rng.int(100000) };
+  const fields = rng.range(3, 9);
+  for (let i = 0; i < fields; i++) {
+    const key = rng.chance(0.5) ? camel(rng, rng.range(1, 2)) : snake(rng, rng.range(1, 2));
+    switch (rng.int(12)) {
+      case 0:
+        o[key] = rng.int(rng.pick([10, 1000, 1e6]));
+        break;
+      case 1:
+        o[key] = Math.round(rng.next() * 10 ** rng.range(2, 6)) / 100;
+        break;
+      case 2:
+        o[key] = rng.chance(0.5);
+        break;
+      case 3:
+        o[key] = null;
+        break;
+      case 4:
+        o[key] = rng.chance(0.5) ? rng.pick(IDENT_WORDS) : rng.pick(EN_COMMON);
+        break;
+      case 5:
+        o[key] = Array.from({ length: rng.range(2, 12) }, () =>
+          rng.int(rng.pick([10, 256, 10000])),
+        );
+        break;
+      case 6:
+        o[key] = [
+          Math.round((rng.next() * 360 - 180) * 1e6) / 1e6,
+          Math.round((rng.next() * 180 - 90) * 1e6) / 1e6,
+        ];
+        break;
+      case 7:
+        o[key] = Array.from({ length: rng.range(2, 4) }, () =>
+          Array.from({ length: rng.range(2, 4) }, () => rng.int(10)),
+        );
+        break;
+      case 8:
+        o[key] = rng.pick([[], {}, ""]);
+        break;
+      case 9:
+        o[key] = Array.from({ length: rng.range(1, 4) }, () => rng.pick(IDENT_WORDS));
+        break;
+      case 10:
+        o[key] = { enabled: rng.chance(0.5), count: rng.int(100), ratio: rng.int(100) / 100 };
+        break;
+      default:
+        o[key] = isoTime(rng);
+    }
+  }
+  return o;
+}
+
+/** One configuration file: package.json, a package-lock.json entry, tsconfig, editor settings. */
+function configDocument(rng) {
+  switch (rng.int(4)) {
+    case 0: {
+      const deps = (n) =>
+        Object.fromEntries(Array.from({ length: n }, () => [packageName(rng), semver(rng)]));
+      return {
+        name: packageName(rng),
+        version: semver(rng).replace(/^[^0-9]+/, ""),
+        private: rng.chance(0.5),
+        description: sentence(rng, EN_COMMON).slice(0, rng.range(20, 90)),
+        type: "module",
+        main: `dist/${rng.pick(IDENT_WORDS)}.js`,
+        scripts: Object.fromEntries(
+          Array.from({ length: rng.range(2, 6) }, () => [
+            rng.pick(["build", "test", "lint", "dev", "start", "format", "typecheck"]),
+            `${rng.pick(["node", "tsc", "vitest", "eslint", "biome"])} ${rng.pick(["--watch", "run", "check .", "-p tsconfig.json", `scripts/${rng.pick(IDENT_WORDS)}.js`])}`,
+          ]),
+        ),
+        engines: { node: `>=${rng.range(14, 22)}` },
+        dependencies: deps(rng.range(2, 10)),
+        devDependencies: deps(rng.range(2, 12)),
+      };
+    }
+    case 1:
+      return {
+        [`node_modules/${packageName(rng)}`]: {
+          version: semver(rng).replace(/^[^0-9]+/, ""),
+          resolved: `https://registry.npmjs.org/${rng.pick(IDENT_WORDS)}/-/${rng.pick(IDENT_WORDS)}-${rng.int(10)}.${rng.int(10)}.${rng.int(10)}.tgz`,
+          integrity: `sha512-${base64(rng.bytes(48))}`,
+          dev: rng.chance(0.5),
+          license: rng.pick(["MIT", "ISC", "Apache-2.0", "BSD-3-Clause"]),
+          ...(rng.chance(0.5)
+            ? {
+                dependencies: Object.fromEntries(
+                  Array.from({ length: rng.range(1, 4) }, () => [packageName(rng), semver(rng)]),
+                ),
+              }
+            : {}),
+          ...(rng.chance(0.3) ? { engines: { node: `>=${rng.range(8, 20)}` } } : {}),
+        },
+      };
+    case 2:
+      return {
+        compilerOptions: {
+          target: rng.pick(["ES2022", "ES2020", "ESNext"]),
+          module: rng.pick(["NodeNext", "ESNext", "CommonJS"]),
+          strict: true,
+          noUncheckedIndexedAccess: rng.chance(0.5),
+          declaration: rng.chance(0.5),
+          outDir: "dist",
+          rootDir: "src",
+          lib: ["ES2022", ...(rng.chance(0.5) ? ["DOM"] : [])],
+          paths: { [`@${rng.pick(IDENT_WORDS)}/*`]: [`src/${rng.pick(IDENT_WORDS)}/*`] },
+        },
+        include: ["src/**/*.ts"],
+        exclude: ["node_modules", "dist"],
+      };
+    default:
+      return Object.fromEntries(
+        Array.from({ length: rng.range(4, 12) }, () => [
+          `${rng.pick(["editor", "files", "search", "typescript", "eslint"])}.${camel(rng, rng.range(1, 2))}`,
+          rng.pick([
+            rng.chance(0.5),
+            rng.int(200),
+            rng.pick(IDENT_WORDS),
+            { [`**/${rng.pick(IDENT_WORDS)}`]: true },
+            [rng.pick(IDENT_WORDS), rng.pick(IDENT_WORDS)],
+          ]),
+        ]),
+      );
+  }
+}
+
+/** A JSON array of values from `make` of about `approxChars` units when pretty-printed. */
+function jsonArrayOf(rng, approxChars, make) {
+  const items = [];
+  let length = 0;
+  while (length < approxChars) {
+    const item = make(rng);
+    items.push(item);
+    length += JSON.stringify(item, null, 2).length + 4;
+  }
+  return items;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The kinds
 
 const gen = {
@@ -565,6 +723,12 @@ const gen = {
       len += JSON.stringify(o, null, 2).length + 6;
     }
     return JSON.stringify({ data: items, total: items.length }, null, 2);
+  },
+  jsonData(seed, n) {
+    return JSON.stringify(jsonArrayOf(new Rng(seed, "jsondata"), n, dataRecord), null, 2);
+  },
+  jsonConfig(seed, n) {
+    return JSON.stringify(jsonArrayOf(new Rng(seed, "jsonconfig"), n, configDocument), null, 2);
   },
   jsonl(seed, n) {
     return build(new Rng(seed, "jsonl"), n, (rng) => `${JSON.stringify(jsonObject(rng))}\n`);
@@ -1053,7 +1217,9 @@ const gen = {
   },
 };
 
-/** The kinds most pages are made of (code, JSON, logs, English prose): the waste target is about these. */
+/**
+ * The kinds most pages are made of (code, JSON, logs, English prose): the waste target is about these.
+ */
 export const COMMON_KINDS = [
   "english-prose",
   "typescript",
@@ -1063,77 +1229,260 @@ export const COMMON_KINDS = [
   "minified-js",
   "json-minified",
   "json-pretty",
+  "json-data",
+  "json-config",
   "jsonl",
   "logs",
 ];
 
+// How each kind is laid out in files of its kind (see LAYOUTS): code by its indentation unit,
+// JSON by its formatting, prose that can be hard-wrapped at spaces; everything by its line ends.
+const CODE = (unit, tabs = true) => ({ family: "code", unit, tabs });
+const JSON_DOC = (form) => ({ family: "json", form });
+const PROSE = { family: "prose" };
+const PLAIN = { family: "plain" };
+
 /**
  * Every kind. `heldOut` kinds were excluded while tuning the `default` estimator's constants.
- * @type {ReadonlyArray<{name: string, heldOut: boolean, description: string, generate: (seed: number, approxChars: number) => string}>}
+ * @type {ReadonlyArray<{name: string, heldOut: boolean, description: string, layout: {family: string, unit?: string, tabs?: boolean, form?: string}, generate: (seed: number, approxChars: number) => string}>}
  */
 export const KINDS = [
-  ["english-prose", false, "English prose, with rare words, names and numbers", gen.english],
-  ["german-prose", false, "German prose (umlauts, ß, long compounds)", gen.german],
-  ["french-prose", false, "French prose (accents, elisions)", gen.french],
-  ["spanish-prose", true, "Spanish prose", gen.spanish],
-  ["polish-czech-prose", false, "Polish and Czech prose (Latin Extended-A)", gen.polishCzech],
-  ["typescript", false, "TypeScript source", gen.typescript],
-  ["python", false, "Python source", gen.python],
-  ["go", false, "Go source (tabs)", gen.go],
-  ["rust", true, "Rust source", gen.rust],
-  ["minified-js", true, "minified JavaScript", gen.minifiedJs],
-  ["json-minified", false, "minified JSON", gen.jsonMinified],
-  ["json-pretty", false, "pretty-printed JSON (2 spaces)", gen.jsonPretty],
-  ["jsonl", true, "JSON Lines", gen.jsonl],
-  ["csv-numbers", false, "CSV of integers, decimals and exponents", gen.csvNumbers],
-  ["numbers-spaced", false, "space- and tab-separated numbers, ps-style tables", gen.numbersSpaced],
-  ["csv-mixed", false, "CSV of names, emails, cities, dates, notes", gen.csvMixed],
-  ["markdown-prose", false, "Markdown: headings, lists, links, code fences", gen.markdownProse],
-  ["markdown-table", false, "Markdown pipe tables, padded cells", gen.markdownTable],
-  ["logs", false, "log lines with UUIDs and hex trace ids", gen.logs],
-  ["stack-traces", false, "Java, Python and Node stack traces", gen.stackTraces],
-  ["hexdump", false, "xxd-style hex dump", gen.hexdump],
-  ["base64", false, "base64 of random bytes", gen.base64],
-  ["urls-paths", false, "URLs with query strings, Unix and Windows paths", gen.urlsPaths],
-  ["sql", true, "SQL DDL and queries", gen.sql],
-  ["html", false, "HTML with attributes and entities", gen.html],
-  ["yaml", true, "YAML manifests", gen.yaml],
-  ["chinese", false, "Chinese prose", gen.chinese],
-  ["japanese", false, "Japanese (kanji, hiragana, katakana)", gen.japanese],
-  ["korean", false, "Korean (Hangul)", gen.korean],
-  ["cjk-rare", false, "random rare CJK: Extension A and B", gen.cjkRare],
-  ["cyrillic", false, "Russian and Ukrainian prose", gen.cyrillic],
-  ["arabic-hebrew", false, "Arabic and Hebrew prose", gen.arabicHebrew],
-  ["vietnamese", false, "Vietnamese prose (stacked diacritics)", gen.vietnamese],
-  ["greek", false, "Greek prose", gen.greek],
-  ["georgian-armenian", false, "Georgian and Armenian prose", gen.georgianArmenian],
-  ["devanagari-thai", false, "Hindi (Devanagari) and Thai", gen.devanagariThai],
-  ["hindi-prose", false, "Hindi prose (Devanagari, conjuncts, nukta)", gen.hindi],
-  ["thai-prose", false, "Thai prose (no spaces between words, tone marks)", gen.thai],
-  ["bulgarian-serbian-prose", false, "Bulgarian and Serbian prose (Cyrillic)", gen.bulgarian],
-  ["persian-prose", false, "Persian prose (Arabic script, Persian digits, ZWNJ)", gen.persian],
-  ["emoji-chat", false, "chat lines with emoji, skin tones, ZWJ sequences, flags", gen.emojiChat],
-  ["escapes", false, "quotes, backslashes, control characters, ANSI codes", gen.escapes],
-  ["whitespace", false, "indentation, tabs, aligned columns, blank lines", gen.whitespace],
+  ["english-prose", false, "English prose, with rare words, names and numbers", gen.english, PROSE],
+  ["german-prose", false, "German prose (umlauts, ß, long compounds)", gen.german, PROSE],
+  ["french-prose", false, "French prose (accents, elisions)", gen.french, PROSE],
+  ["spanish-prose", true, "Spanish prose", gen.spanish, PROSE],
+  [
+    "polish-czech-prose",
+    false,
+    "Polish and Czech prose (Latin Extended-A)",
+    gen.polishCzech,
+    PROSE,
+  ],
+  ["typescript", false, "TypeScript source", gen.typescript, CODE("  ")],
+  ["python", false, "Python source", gen.python, CODE("    ")],
+  ["go", false, "Go source (tabs)", gen.go, CODE("\t")],
+  ["rust", true, "Rust source", gen.rust, CODE("    ")],
+  ["minified-js", true, "minified JavaScript", gen.minifiedJs, PLAIN],
+  ["json-minified", false, "minified JSON", gen.jsonMinified, JSON_DOC("minified")],
+  ["json-pretty", false, "pretty-printed JSON (2 spaces)", gen.jsonPretty, JSON_DOC("pretty-2")],
+  [
+    "json-data",
+    false,
+    "JSON data as JSON.stringify(x, null, 2) writes it: numbers, booleans, nulls, number arrays, matrices, empty containers",
+    gen.jsonData,
+    JSON_DOC("pretty-2"),
+  ],
+  [
+    "json-config",
+    false,
+    "JSON configuration: package.json, package-lock.json entries, tsconfig, editor settings",
+    gen.jsonConfig,
+    JSON_DOC("pretty-2"),
+  ],
+  ["jsonl", true, "JSON Lines", gen.jsonl, PLAIN],
+  ["csv-numbers", false, "CSV of integers, decimals and exponents", gen.csvNumbers, PLAIN],
+  [
+    "numbers-spaced",
+    false,
+    "space- and tab-separated numbers, ps-style tables",
+    gen.numbersSpaced,
+    PLAIN,
+  ],
+  ["csv-mixed", false, "CSV of names, emails, cities, dates, notes", gen.csvMixed, PLAIN],
+  [
+    "markdown-prose",
+    false,
+    "Markdown: headings, lists, links, code fences",
+    gen.markdownProse,
+    PROSE,
+  ],
+  ["markdown-table", false, "Markdown pipe tables, padded cells", gen.markdownTable, PLAIN],
+  ["logs", false, "log lines with UUIDs and hex trace ids", gen.logs, PLAIN],
+  ["stack-traces", false, "Java, Python and Node stack traces", gen.stackTraces, PLAIN],
+  ["hexdump", false, "xxd-style hex dump", gen.hexdump, PLAIN],
+  ["base64", false, "base64 of random bytes", gen.base64, PLAIN],
+  ["urls-paths", false, "URLs with query strings, Unix and Windows paths", gen.urlsPaths, PLAIN],
+  ["sql", true, "SQL DDL and queries", gen.sql, CODE("  ")],
+  ["html", false, "HTML with attributes and entities", gen.html, CODE("  ")],
+  ["yaml", true, "YAML manifests", gen.yaml, CODE("  ", false)],
+  ["chinese", false, "Chinese prose", gen.chinese, PLAIN],
+  ["japanese", false, "Japanese (kanji, hiragana, katakana)", gen.japanese, PLAIN],
+  ["korean", false, "Korean (Hangul)", gen.korean, PROSE],
+  ["cjk-rare", false, "random rare CJK: Extension A and B", gen.cjkRare, PLAIN],
+  ["cyrillic", false, "Russian and Ukrainian prose", gen.cyrillic, PROSE],
+  ["arabic-hebrew", false, "Arabic and Hebrew prose", gen.arabicHebrew, PROSE],
+  ["vietnamese", false, "Vietnamese prose (stacked diacritics)", gen.vietnamese, PROSE],
+  ["greek", false, "Greek prose", gen.greek, PROSE],
+  ["georgian-armenian", false, "Georgian and Armenian prose", gen.georgianArmenian, PROSE],
+  ["devanagari-thai", false, "Hindi (Devanagari) and Thai", gen.devanagariThai, PROSE],
+  ["hindi-prose", false, "Hindi prose (Devanagari, conjuncts, nukta)", gen.hindi, PROSE],
+  ["thai-prose", false, "Thai prose (no spaces between words, tone marks)", gen.thai, PLAIN],
+  [
+    "bulgarian-serbian-prose",
+    false,
+    "Bulgarian and Serbian prose (Cyrillic)",
+    gen.bulgarian,
+    PROSE,
+  ],
+  [
+    "persian-prose",
+    false,
+    "Persian prose (Arabic script, Persian digits, ZWNJ)",
+    gen.persian,
+    PROSE,
+  ],
+  [
+    "emoji-chat",
+    false,
+    "chat lines with emoji, skin tones, ZWJ sequences, flags",
+    gen.emojiChat,
+    PLAIN,
+  ],
+  ["escapes", false, "quotes, backslashes, control characters, ANSI codes", gen.escapes, PLAIN],
+  ["whitespace", false, "indentation, tabs, aligned columns, blank lines", gen.whitespace, PLAIN],
   [
     "deep-indentation",
     false,
     "code, JSON and markup nested 0–26 levels deep (2, 4, 8 spaces or tabs), blank and whitespace-only lines",
     gen.deepIndentation,
+    PLAIN,
   ],
-  ["repeated", false, "long runs of one character or pair", gen.repeated],
-  ["random-ascii", false, "random printable ASCII (keys, passwords)", gen.randomAscii],
+  ["repeated", false, "long runs of one character or pair", gen.repeated, PLAIN],
+  ["random-ascii", false, "random printable ASCII (keys, passwords)", gen.randomAscii, PLAIN],
   [
     "random-ids",
     false,
     "random ids: nanoid, base32, random lowercase names, API keys",
     gen.randomIds,
+    PLAIN,
   ],
-  ["latex", true, "LaTeX with math", gen.latex],
-  ["diff", false, "unified diffs of TypeScript", gen.diff],
-  ["code-with-cjk", true, "TypeScript with Chinese comments and Japanese strings", gen.codeWithCjk],
-].map(([name, heldOut, description, generate]) =>
-  Object.freeze({ name, heldOut, description, generate: (seed, n) => generate(seed, n) }),
+  ["latex", true, "LaTeX with math", gen.latex, CODE("  ")],
+  ["diff", false, "unified diffs of TypeScript", gen.diff, PLAIN],
+  [
+    "code-with-cjk",
+    true,
+    "TypeScript with Chinese comments and Japanese strings",
+    gen.codeWithCjk,
+    CODE("  "),
+  ],
+].map(([name, heldOut, description, generate, layout]) =>
+  Object.freeze({
+    name,
+    heldOut,
+    description,
+    layout,
+    generate: (seed, n) => generate(seed, n),
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Layouts
+
+/** Indentation units by layout name, and back. */
+const INDENT_UNITS = { "indent-2": "  ", "indent-4": "    ", "indent-tab": "\t" };
+const PRETTY_INDENTS = { "pretty-2": 2, "pretty-4": 4, "pretty-tab": "\t" };
+/** Columns prose is hard-wrapped at, one picked per file (editors, `fmt`, git commit messages). */
+const WRAP_COLUMNS = [72, 76, 80];
+
+/** The form a kind's generator writes (its native layout, before line ends). */
+function nativeForm(layout) {
+  if (layout.family === "code") {
+    return Object.keys(INDENT_UNITS).find((k) => INDENT_UNITS[k] === layout.unit);
+  }
+  if (layout.family === "json") return layout.form;
+  return layout.family === "prose" ? "paragraphs" : "as-generated";
+}
+
+/** Every form a kind can take, native first. */
+function formsOf(layout) {
+  const native = nativeForm(layout);
+  let forms = [native];
+  if (layout.family === "code") {
+    forms = Object.keys(INDENT_UNITS).filter((k) => layout.tabs || k !== "indent-tab");
+  } else if (layout.family === "json") {
+    forms = ["minified", ...Object.keys(PRETTY_INDENTS)];
+  } else if (layout.family === "prose") {
+    forms = ["paragraphs", "wrapped"];
+  }
+  return [native, ...forms.filter((f) => f !== native)];
+}
+
+/** Leading whitespace of every line re-expressed in `to`, one level per `from` unit. */
+function reindent(text, from, to) {
+  return text.replace(/^[ \t]+/gm, (lead) => {
+    let levels = 0;
+    let at = 0;
+    while (lead.startsWith(from, at)) {
+      levels++;
+      at += from.length;
+    }
+    return to.repeat(levels) + lead.slice(at);
+  });
+}
+
+/** Lines longer than `columns` broken at spaces (lines of code, tables and quotes left alone). */
+function wrap(text, columns) {
+  return text
+    .split("\n")
+    .map((line) => {
+      if (line.length <= columns || /^[\s|`#>]/.test(line)) return line;
+      const out = [];
+      let current = "";
+      for (const word of line.split(" ")) {
+        if (current.length > 0 && current.length + 1 + word.length > columns) {
+          out.push(current);
+          current = word;
+        } else {
+          current = current.length > 0 ? `${current} ${word}` : word;
+        }
+      }
+      out.push(current);
+      return out.join("\n");
+    })
+    .join("\n");
+}
+
+/** `text` (what the kind's generator wrote) in `form`. */
+function applyForm(kind, form, text, seed) {
+  const { layout } = kind;
+  if (form === nativeForm(layout)) return text;
+  if (layout.family === "code") return reindent(text, layout.unit, INDENT_UNITS[form]);
+  if (layout.family === "json") {
+    const value = JSON.parse(text);
+    return form === "minified"
+      ? JSON.stringify(value)
+      : JSON.stringify(value, null, PRETTY_INDENTS[form]);
+  }
+  if (form === "wrapped") return wrap(text, new Rng(seed, `wrap:${kind.name}`).pick(WRAP_COLUMNS));
+  throw new Error(`${kind.name} has no form ${form}`);
+}
+
+/**
+ * Each kind in the layouts files of its kind come in: code re-indented with 2 spaces, 4 spaces or
+ * tabs (YAML: spaces only); JSON minified or pretty-printed with 2 spaces, 4 spaces or tabs;
+ * prose as generated (a paragraph per line) or hard-wrapped at 72–80 columns; and each of these
+ * with LF and with CRLF line ends (minified JSON has none). The first layout of each kind is its
+ * native one (what `generate` writes, LF). `layout` is `form/lf` or `form/crlf`.
+ * @type {ReadonlyArray<{name: string, kind: string, form: string, lineEnds: string, layout: string, heldOut: boolean, common: boolean, generate: (seed: number, approxChars: number) => string}>}
+ */
+export const VARIANTS = KINDS.flatMap((kind) =>
+  formsOf(kind.layout).flatMap((form, i) =>
+    (form === "minified" ? ["lf"] : ["lf", "crlf"]).map((lineEnds) =>
+      Object.freeze({
+        name: i === 0 && lineEnds === "lf" ? kind.name : `${kind.name}~${form}~${lineEnds}`,
+        kind: kind.name,
+        form,
+        lineEnds,
+        layout: `${form}/${lineEnds}`,
+        heldOut: kind.heldOut,
+        common: COMMON_KINDS.includes(kind.name),
+        generate: (seed, n) => {
+          const text = applyForm(kind, form, kind.generate(seed, n), seed);
+          return lineEnds === "crlf" ? text.replace(/\r?\n/g, "\r\n") : text;
+        },
+      }),
+    ),
+  ),
 );
 
 /** Envelope fields shaped like a real page, for in-process simulation: `JSON.stringify` of it is what the model sees. */

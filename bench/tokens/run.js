@@ -10,6 +10,13 @@
  * (@anthropic-ai/tokenizer, a legacy one: current Claude models' tokenizers are not public). Prints a
  * table and rewrites the results section of docs/tokens.md.
  *
+ * Then, for the first estimator, every layout of every kind (corpus.js VARIANTS: LF and CRLF line
+ * ends, code indented with 2 spaces, 4 spaces or tabs, JSON minified or pretty-printed with each,
+ * prose as paragraphs or hard-wrapped), each shown both ways a model sees text (bench/tokens/pages.js):
+ * escaped in a JSON page (`read` in page mode, through the server) and raw (`read` in line mode:
+ * the most whole lines whose estimate fits the budget). A table per kind, layout and presentation
+ * goes into the same section.
+ *
  * Options:
  *   --estimators default,openviking   estimators to run (the first is the one the doc is about)
  *   --budgets 300,2000,8000,25000     max_tokens values
@@ -17,21 +24,22 @@
  *   --seed 20260                      corpus seed (the estimator was tuned on other seeds)
  *   --kinds a,b                       only these kinds
  *   --simulate                        no server: fit pages in-process (same rule, fake envelope)
+ *   --layout-chars 30000              approximate size of each layout's sample
+ *   --no-layouts                      skip the layouts
  *   --no-speed                        skip the speed measurement
  *   --no-write                        print only; leave docs/tokens.md alone
  */
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { createEstimator } from "../../dist/core/estimate/index.js";
 import { countClaude } from "./claude.js";
-import { COMMON_KINDS, fakeEnvelope, KINDS } from "./corpus.js";
+import { COMMON_KINDS, KINDS, VARIANTS } from "./corpus.js";
+import { escapedPages, rawPages, startServer } from "./pages.js";
 import { measureSpeeds, speedTable } from "./speed.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -49,6 +57,8 @@ function parseArgs(argv) {
     seed: 20260,
     kinds: null,
     simulate: false,
+    layouts: true,
+    layoutChars: 30_000,
     speed: true,
     write: true,
   };
@@ -61,6 +71,8 @@ function parseArgs(argv) {
     else if (a === "--seed") opts.seed = Number(next());
     else if (a === "--kinds") opts.kinds = new Set(next().split(","));
     else if (a === "--simulate") opts.simulate = true;
+    else if (a === "--layout-chars") opts.layoutChars = Number(next());
+    else if (a === "--no-layouts") opts.layouts = false;
     else if (a === "--no-speed") opts.speed = false;
     else if (a === "--no-write") opts.write = false;
     else throw new Error(`unknown option ${a}`);
@@ -71,53 +83,16 @@ function parseArgs(argv) {
 // ---------------------------------------------------------------------------------------------
 // Paging
 
-/** Pages one file through the real server; returns the text blocks. */
-async function pageWithServer(client, path, maxTokens) {
-  const pages = [];
-  let args = { path, max_tokens: maxTokens };
-  for (;;) {
-    const result = await client.callTool({ name: "read", arguments: args });
-    const text = result.content?.[0]?.text;
-    if (result.isError || typeof text !== "string") {
-      throw new Error(`read ${path} @${maxTokens} failed: ${text ?? JSON.stringify(result)}`);
-    }
-    pages.push(text);
-    const page = JSON.parse(text);
-    if (!page.has_more) return pages;
-    args = { cursor: page.next_cursor, max_tokens: maxTokens };
-  }
-}
-
 /** In-process stand-in for the server: the longest code-point prefix whose page fits. */
 function pageSimulated(estimator, kindName, text, maxTokens, seed) {
-  const pages = [];
-  let start = 0;
-  let n = 0;
-  do {
-    const render = (end) =>
-      JSON.stringify(fakeEnvelope(seed + n, kindName, text.slice(start, end), end < text.length));
-    let lo = start + 1;
-    let hi = text.length;
-    let best = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      // never cut a surrogate pair: a cut before a low surrogate moves after it (and a failed
-      // try moves `hi` below `mid`, not below the moved cut, or the search would never end)
-      const unit = text.charCodeAt(mid);
-      const end = mid < text.length && unit >= 0xdc00 && unit <= 0xdfff ? mid + 1 : mid;
-      if (estimator.count(render(end)) <= maxTokens) {
-        best = end;
-        lo = end + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    if (best < 0) throw new Error(`budget ${maxTokens} too small for ${kindName}`);
-    pages.push(render(best));
-    start = best;
-    n++;
-  } while (start < text.length);
-  return pages;
+  const { pages, render } = escapedPages(
+    (page) => estimator.count(page),
+    kindName,
+    text,
+    maxTokens,
+    seed,
+  );
+  return pages.map(([start, end, n]) => render(start, end, n));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,13 +111,14 @@ function median(values) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-function measurePages(estimator, pages, maxTokens, stats) {
+/** Adds `pages` (escaped: JSON pages; raw: the text itself) at `maxTokens` to `stats`. */
+function measurePages(estimator, pages, maxTokens, stats, raw = false) {
   for (const text of pages) {
     const o200k = countO200k(text, PLAIN);
     const cl100k = countCl100k(text, PLAIN);
     const claude = countClaude(text);
     const estimate = estimator.count(text);
-    const page = JSON.parse(text);
+    const page = raw ? { content: text, has_more: true } : JSON.parse(text);
     stats.pages++;
     if (o200k > maxTokens) stats.overO200k++;
     if (cl100k > maxTokens) stats.overCl100k++;
@@ -207,6 +183,9 @@ function summarize(stats) {
     worstO200k: max(stats.ratioO200k),
     worstCl100k: max(stats.ratioCl100k),
     worstClaude: max(stats.ratioClaude),
+    ratioO200kMedian: median(stats.ratioO200k),
+    ratioCl100kMedian: median(stats.ratioCl100k),
+    ratioClaudeMedian: median(stats.ratioClaude),
     wasteMedian: median(stats.waste),
     wasteCl100kMedian: median(stats.wasteCl100k),
     wasteClaudeMedian: median(stats.wasteClaude),
@@ -219,16 +198,7 @@ function summarize(stats) {
 
 async function runEstimator(name, kinds, samples, dir, opts) {
   const estimator = await createEstimator(name);
-  let client;
-  if (!opts.simulate) {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [join(ROOT, "bin/pagewise.js"), "serve", "--root", dir, "--estimator", name],
-      stderr: "ignore",
-    });
-    client = new Client({ name: "pagewise-bench-tokens", version: "1.0.0" });
-    await client.connect(transport);
-  }
+  const server = opts.simulate ? undefined : await startServer(dir, name);
   const rows = [];
   const all = newStats();
   const common = newStats();
@@ -238,7 +208,7 @@ async function runEstimator(name, kinds, samples, dir, opts) {
       for (const budget of opts.budgets) {
         const pages = opts.simulate
           ? pageSimulated(estimator, kind.name, samples.get(kind.name), budget, opts.seed)
-          : await pageWithServer(client, `${kind.name}.txt`, budget);
+          : await server.pageFile(`${kind.name}.txt`, budget);
         stats.content = "";
         measurePages(estimator, pages, budget, stats);
         if (stats.content !== samples.get(kind.name)) {
@@ -256,9 +226,64 @@ async function runEstimator(name, kinds, samples, dir, opts) {
       );
     }
   } finally {
-    await client?.close();
+    await server?.close();
   }
   return { name, rows, total: summarize(all), common: summarize(common) };
+}
+
+/**
+ * The first estimator over every layout of every kind (VARIANTS), escaped (pages of the server,
+ * or simulated) and raw (line-mode windows): a row per variant and presentation, and summaries.
+ */
+async function runLayouts(name, variants, samples, dir, opts) {
+  const estimator = await createEstimator(name);
+  const count = (text) => estimator.count(text);
+  const server = opts.simulate ? undefined : await startServer(dir, name);
+  const rows = [];
+  const groups = new Map();
+  const addTo = (key, stats) => {
+    if (!groups.has(key)) groups.set(key, newStats());
+    addStats(groups.get(key), stats);
+  };
+  try {
+    for (const variant of variants) {
+      const text = samples.get(variant.name);
+      for (const presentation of ["escaped", "raw"]) {
+        const stats = newStats();
+        for (const budget of opts.budgets) {
+          const raw = presentation === "raw";
+          const pages = raw
+            ? rawPages(count, text, budget).map(([start, end]) => text.slice(start, end))
+            : opts.simulate
+              ? pageSimulated(estimator, variant.kind, text, budget, opts.seed)
+              : await server.pageFile(`layouts/${variant.name}.txt`, budget);
+          stats.content = "";
+          measurePages(estimator, pages, budget, stats, raw);
+          if (stats.content !== text) {
+            throw new Error(
+              `${name}: ${presentation} pages of ${variant.name} @${budget} lose text`,
+            );
+          }
+        }
+        const row = { variant, presentation, ...summarize(stats) };
+        rows.push(row);
+        addTo(`${presentation}|all`, stats);
+        if (variant.common) addTo(`${presentation}|common`, stats);
+        addTo(`${presentation}|form ${variant.form}`, stats);
+        addTo(`${presentation}|line ends ${variant.lineEnds}`, stats);
+        process.stderr.write(
+          `layouts ${variant.name.padEnd(42)} ${presentation.padEnd(7)} pages ${String(row.pages).padStart(5)}  over ${row.overO200k}/${row.overCl100k}/${row.overClaude}  worst ${f2(row.worstO200k)}/${f2(row.worstCl100k)}/${f2(row.worstClaude)}  waste ${f2(row.wasteMedian)}\n`,
+        );
+      }
+    }
+  } finally {
+    await server?.close();
+  }
+  const summaries = [...groups].map(([key, stats]) => {
+    const [presentation, label] = key.split("|");
+    return { presentation, label, ...summarize(stats) };
+  });
+  return { name, rows, summaries };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,7 +309,42 @@ function table(result) {
   return lines.join("\n");
 }
 
-function renderResults(results, opts, speeds) {
+const SHOWN_AS = { escaped: "escaped (page)", raw: "raw (lines)" };
+const triple = (a, b, c) => `${f2(a)} / ${f2(b)} / ${f2(c)}`;
+
+/** The table of every kind × layout × presentation, then the summaries. */
+function layoutsTable(result) {
+  const lines = [
+    "| kind | layout | shown | pages | over budget (o200k / cl100k / Claude) | real / estimate, median (o200k / cl100k / Claude) | real / estimate, max (o200k / cl100k / Claude) | waste, median (vs o200k) |",
+    "|---|---|---|--:|--:|--:|--:|--:|",
+  ];
+  const row = (r, kind, layout) =>
+    `| ${kind} | ${layout} | ${SHOWN_AS[r.presentation]} | ${r.pages} | ${r.overO200k} / ${r.overCl100k} / ${r.overClaude} | ${triple(r.ratioO200kMedian, r.ratioCl100kMedian, r.ratioClaudeMedian)} | ${triple(r.worstO200k, r.worstCl100k, r.worstClaude)} | ${f2(r.wasteMedian)} |`;
+  for (const r of result.rows) {
+    const { variant } = r;
+    const kind = `${variant.kind}${variant.common ? " *(common)*" : ""}${variant.heldOut ? " *(held out)*" : ""}`;
+    lines.push(row(r, kind, variant.layout));
+  }
+  const order = (s) => (s.label === "all" ? 0 : s.label === "common" ? 1 : 2);
+  const summaries = [...result.summaries].sort(
+    (a, b) =>
+      order(a) - order(b) ||
+      a.label.localeCompare(b.label) ||
+      a.presentation.localeCompare(b.presentation),
+  );
+  for (const s of summaries) {
+    const label =
+      s.label === "all"
+        ? "**all kinds**"
+        : s.label === "common"
+          ? "**common kinds**"
+          : `**all kinds, ${s.label}**`;
+    lines.push(row(s, label, "all"));
+  }
+  return lines.join("\n");
+}
+
+function renderResults(results, opts, speeds, layouts) {
   const when = new Date().toISOString().slice(0, 10);
   const mode = opts.simulate
     ? "in-process simulation (pages fitted by the bench itself, fake envelope)"
@@ -298,13 +358,23 @@ function renderResults(results, opts, speeds) {
   for (const result of results) {
     parts.push(`### \`--estimator ${result.name}\``, "", table(result), "");
   }
+  if (layouts) {
+    parts.push(
+      `### \`--estimator ${layouts.name}\` by layout`,
+      "",
+      `Every kind in each layout files of its kind come in (${layouts.rows.length / 2} kinds × layouts, about ${opts.layoutChars} UTF-16 units each, corpus seed ${opts.seed}, the same budgets), shown both ways: escaped in a JSON page (\`read\` in page mode through the server; \`search\`, \`tail\` and \`json_read\` escape their text the same way) and raw (\`read\` in line mode: the most whole lines whose estimate fits the budget, a longer line cut at code points). Layouts: code indented with 2 spaces, 4 spaces or tabs; JSON minified or pretty-printed with each; prose as paragraphs or hard-wrapped at 72–80 columns; each with LF and CRLF line ends. "Real / estimate" is a page's real count over its estimate (above 1.00: over budget); "waste" is the estimate / o200k.`,
+      "",
+      layoutsTable(layouts),
+      "",
+    );
+  }
   if (speeds) parts.push("### Speed", "", speedTable(speeds), "");
   parts.push(MARK_END);
   return parts.join("\n");
 }
 
-function writeDoc(results, opts, speeds) {
-  const section = renderResults(results, opts, speeds);
+function writeDoc(results, opts, speeds, layouts) {
+  const section = renderResults(results, opts, speeds, layouts);
   let doc;
   try {
     doc = readFileSync(DOC, "utf8");
@@ -337,15 +407,32 @@ async function main() {
     for (const name of opts.estimators) {
       results.push(await runEstimator(name, kinds, samples, dir, opts));
     }
+    let layouts = null;
+    if (opts.layouts) {
+      const variants = VARIANTS.filter((v) => !opts.kinds || opts.kinds.has(v.kind));
+      mkdirSync(join(dir, "layouts"));
+      const layoutSamples = new Map();
+      for (const variant of variants) {
+        const text = variant.generate(opts.seed, opts.layoutChars);
+        layoutSamples.set(variant.name, text);
+        writeFileSync(join(dir, "layouts", `${variant.name}.txt`), text);
+      }
+      layouts = await runLayouts(opts.estimators[0], variants, layoutSamples, dir, opts);
+    }
     const speeds = opts.speed ? await measureSpeeds() : null;
-    const out = renderResults(results, opts, speeds);
+    const out = renderResults(results, opts, speeds, layouts);
     process.stdout.write(`${out}\n`);
     if (opts.write) {
-      writeDoc(results, opts, speeds);
+      writeDoc(results, opts, speeds, layouts);
       process.stderr.write(`wrote ${DOC}\n`);
     }
     const first = results[0].total;
-    if (first.overO200k + first.overCl100k + first.overClaude > 0) process.exitCode = 1;
+    const overLayouts = (layouts?.rows ?? []).reduce(
+      (n, r) => n + r.overO200k + r.overCl100k + r.overClaude,
+      0,
+    );
+    if (first.overO200k + first.overCl100k + first.overClaude + overLayouts > 0)
+      process.exitCode = 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -31,6 +31,11 @@
  *   --server               cut the pages with the real server (`read`, as bench/tokens/run.js does)
  *                          instead of in-process with a made-up envelope: slower, but the envelope
  *                          (version, position, cursor) is the one the model sees
+ *   --layouts all|native|REGEX  which layouts of each kind (corpus.js VARIANTS): only the native
+ *                          one (the default), all, or those whose variant name matches REGEX
+ *   --presentations escaped,raw  JSON pages (escaped content) and/or raw text (line-mode windows)
+ *   --adversarial          also score (and, with --features, write as kind "adversarial") the runs
+ *                          of adversarial.js, each as a JSON page
  *
  * The variant's pages are the ones cut by the built estimator: a cheaper variant would cut slightly
  * longer pages, which changes the ratios by less than the rounding of one token.
@@ -41,19 +46,17 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { claudeSamplePages, runPages } from "./adversarial.js";
 import { countClaude } from "./claude.js";
-import { COMMON_KINDS, fakeEnvelope, KINDS } from "./corpus.js";
+import { fakeEnvelope, VARIANTS } from "./corpus.js";
+import { escapedPages, rawPages, startServer } from "./pages.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BUILT = resolve(HERE, "../../dist/core/estimate/default.js");
 const CACHE = join(tmpdir(), "pagewise-tune-cache");
 const PLAIN = { disallowedSpecial: new Set() };
-/** A page of budget B never holds more than 8·B UTF-16 units (`maxUnitsPerToken`). */
-const MAX_UNITS_PER_TOKEN = 8;
 
 function parseArgs(argv) {
   const opts = {
@@ -65,6 +68,9 @@ function parseArgs(argv) {
     features: [],
     json: null,
     server: false,
+    layouts: "native",
+    presentations: ["escaped"],
+    adversarial: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -77,6 +83,9 @@ function parseArgs(argv) {
     else if (a === "--features") opts.features = next().split(",");
     else if (a === "--json") opts.json = next();
     else if (a === "--server") opts.server = true;
+    else if (a === "--layouts") opts.layouts = next();
+    else if (a === "--presentations") opts.presentations = next().split(",");
+    else if (a === "--adversarial") opts.adversarial = true;
     else throw new Error(`unknown option ${a}`);
   }
   return opts;
@@ -162,7 +171,10 @@ export async function loadCounter(set, raw = false) {
   let text = variantSource(source, set);
   if (raw) {
     const before = text;
-    text = text.replace(/const remainder = cost % SUB;[^}]*?return [^;]+;/s, "return cost / SUB;");
+    text = text.replace(
+      /const remainder = state\.cost % SUB;[^}]*?return [^;]+;/s,
+      "return state.cost / SUB;",
+    );
     if (text === before) throw new Error("could not find the rounding in the built estimator");
   }
   if (Object.keys(set).length === 0 && !raw) {
@@ -177,128 +189,84 @@ export async function loadCounter(set, raw = false) {
 // ---------------------------------------------------------------------------------------------
 // Fixed pages and their real counts
 
-/** Pages of `text` as the server cuts them: the longest code-point prefix whose page fits. */
-function cutPages(count, kindName, text, budget, seed) {
-  const pages = [];
-  let start = 0;
-  let n = 0;
-  const render = (from, end, k) =>
-    JSON.stringify(fakeEnvelope(seed + k, kindName, text.slice(from, end), end < text.length));
-  do {
-    let lo = start + 1;
-    let hi = Math.min(text.length, start + MAX_UNITS_PER_TOKEN * budget);
-    let best = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      // never cut a surrogate pair: a cut before a low surrogate moves after it
-      const unit = text.charCodeAt(mid);
-      const end = mid < text.length && unit >= 0xdc00 && unit <= 0xdfff ? mid + 1 : mid;
-      if (count(render(start, end, n)) <= budget) {
-        best = end;
-        lo = end + 1;
-      } else {
-        hi = mid - 1;
-      }
+/** The variants (kind × layout) the options select. */
+function selectVariants(opts) {
+  const native = new Set();
+  return VARIANTS.filter((v) => {
+    if (opts.kinds && !opts.kinds.has(v.kind)) return false;
+    if (opts.layouts === "all") return true;
+    if (opts.layouts === "native") {
+      if (native.has(v.kind)) return false;
+      native.add(v.kind);
+      return true;
     }
-    if (best < 0) throw new Error(`budget ${budget} too small for ${kindName}`);
-    pages.push([start, best, n]);
-    start = best;
-    n++;
-  } while (start < text.length);
-  return { pages, render };
-}
-
-/** Pages of `text` cut by the real server, following `next_cursor` to the end. */
-async function serverPages(kindName, text, budget) {
-  const dir = mkdtempSync(join(tmpdir(), "pagewise-tune-"));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      resolve(HERE, "../../bin/pagewise.js"),
-      "serve",
-      "--root",
-      dir,
-      "--estimator",
-      "default",
-    ],
-    stderr: "ignore",
+    return new RegExp(opts.layouts).test(v.name);
   });
-  const client = new Client({ name: "pagewise-tune", version: "1.0.0" });
-  try {
-    writeFileSync(join(dir, `${kindName}.txt`), text);
-    await client.connect(transport);
-    const pages = [];
-    let args = { path: `${kindName}.txt`, max_tokens: budget };
-    for (;;) {
-      const result = await client.callTool({ name: "read", arguments: args });
-      const page = result.content?.[0]?.text;
-      if (result.isError || typeof page !== "string") throw new Error(`read failed: ${page}`);
-      pages.push(page);
-      const parsed = JSON.parse(page);
-      if (!parsed.has_more) return pages;
-      args = { cursor: parsed.next_cursor, max_tokens: budget };
-    }
-  } finally {
-    await client.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
-/** Every page of one kind and seed, with its real counts (cached: counting is the slow part). */
-async function kindPages(count, kind, seed, opts) {
-  const text = kind.generate(seed, opts.chars);
+/** The real counts of one page. */
+function counted(text) {
+  return {
+    o200k: countO200k(text, PLAIN),
+    cl100k: countCl100k(text, PLAIN),
+    claude: countClaude(text),
+  };
+}
+
+/**
+ * Every page of one variant, presentation and seed, with its real counts (cached: counting is the
+ * slow part). Escaped pages are cut in-process (a made-up envelope) or by `server`; raw pages are
+ * line-mode windows.
+ */
+async function variantPages(count, variant, presentation, seed, opts, server) {
+  const text = variant.generate(seed, opts.chars);
+  const mode = presentation === "raw" ? "raw" : opts.server ? "server" : "fake";
   const key = createHash("sha256")
-    .update(JSON.stringify([kind.name, seed, opts.chars, opts.budgets, text.length, opts.server]))
+    .update(JSON.stringify([variant.name, seed, opts.chars, opts.budgets, text.length, mode]))
     .digest("hex")
     .slice(0, 16);
-  const file = join(CACHE, `pages-${kind.name}-${seed}-${key}.json`);
-  if (opts.server) {
+  const file = join(CACHE, `pages-${variant.name}-${presentation}-${seed}-${key}.json`);
+  if (mode === "server") {
     if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
-    const counted = [];
+    const path = `${variant.name}-${seed}.txt`;
+    writeFileSync(join(server.dir, path), text);
+    const pages = [];
     for (const budget of opts.budgets) {
-      for (const page of await serverPages(kind.name, text, budget)) {
-        counted.push({
-          budget,
-          text: page,
-          o200k: countO200k(page, PLAIN),
-          cl100k: countCl100k(page, PLAIN),
-          claude: countClaude(page),
-        });
+      for (const page of await server.pageFile(path, budget)) {
+        pages.push({ budget, text: page, ...counted(page) });
       }
     }
     mkdirSync(CACHE, { recursive: true });
-    writeFileSync(file, JSON.stringify(counted));
-    return counted;
+    writeFileSync(file, JSON.stringify(pages));
+    return pages;
   }
+  const render =
+    mode === "raw"
+      ? (p) => text.slice(p.start, p.end)
+      : (p) =>
+          JSON.stringify(
+            fakeEnvelope(seed + p.n, variant.kind, text.slice(p.start, p.end), p.end < text.length),
+          );
   let cached;
   if (existsSync(file)) {
     cached = JSON.parse(readFileSync(file, "utf8"));
   } else {
     cached = [];
     for (const budget of opts.budgets) {
-      const { pages, render } = cutPages(count, kind.name, text, budget, seed);
-      for (const [start, end, n] of pages) {
-        const page = render(start, end, n);
-        cached.push({
-          budget,
-          start,
-          end,
-          n,
-          o200k: countO200k(page, PLAIN),
-          cl100k: countCl100k(page, PLAIN),
-          claude: countClaude(page),
-        });
-      }
+      const slices =
+        mode === "raw"
+          ? rawPages(count, text, budget).map(([start, end]) => ({ start, end, n: 0 }))
+          : escapedPages(count, variant.kind, text, budget, seed).pages.map(([start, end, n]) => ({
+              start,
+              end,
+              n,
+            }));
+      for (const p of slices) cached.push({ budget, ...p, ...counted(render(p)) });
     }
     mkdirSync(CACHE, { recursive: true });
     writeFileSync(file, JSON.stringify(cached));
   }
-  return cached.map((p) => ({
-    ...p,
-    text: JSON.stringify(
-      fakeEnvelope(seed + p.n, kind.name, text.slice(p.start, p.end), p.end < text.length),
-    ),
-  }));
+  return cached.map((p) => ({ ...p, text: render(p) }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,7 +300,7 @@ const f3 = (x) => x.toFixed(3);
 
 function report(rows) {
   const line = (label, s) =>
-    `${label.padEnd(34)} ${String(s.pages).padStart(5)}  worst ${f2(s.worstO200k)} / ${f2(s.worstCl100k)} / ${f2(s.worstClaude)}  margin ${f3(s.margin)}  waste ${f3(median(s.waste))}`;
+    `${label.padEnd(48)} ${String(s.pages).padStart(5)}  worst ${f2(s.worstO200k)} / ${f2(s.worstCl100k)} / ${f2(s.worstClaude)}  margin ${f3(s.margin)}  waste ${f3(median(s.waste))}`;
   const merge = (list) => ({
     pages: list.reduce((a, s) => a + s.pages, 0),
     worstO200k: Math.max(...list.map((s) => s.worstO200k)),
@@ -342,8 +310,8 @@ function report(rows) {
     waste: list.flatMap((s) => s.waste),
   });
   const out = [];
-  for (const r of rows) out.push(line(r.heldOut ? `${r.kind} (held out)` : r.kind, r.score));
-  const common = rows.filter((r) => COMMON_KINDS.includes(r.kind));
+  for (const r of rows) out.push(line(r.heldOut ? `${r.label} (held out)` : r.label, r.score));
+  const common = rows.filter((r) => r.common);
   const training = rows.filter((r) => !r.heldOut);
   if (common.length > 0) out.push(line("COMMON KINDS", merge(common.map((r) => r.score))));
   if (training.length > 0) out.push(line("TRAINING KINDS", merge(training.map((r) => r.score))));
@@ -355,7 +323,7 @@ function report(rows) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const kinds = KINDS.filter((k) => !opts.kinds || opts.kinds.has(k.name));
+  const variants = selectVariants(opts);
   const built = await loadCounter({});
   const count = await loadCounter(opts.set);
   const rows = [];
@@ -372,27 +340,80 @@ async function main() {
       plusOne.push(await loadCounter({ ...opts.set, [name]: current + 1 }, true));
     }
   }
-  for (const kind of kinds) {
-    const pages = [];
-    for (const seed of opts.seeds) pages.push(...(await kindPages(built, kind, seed, opts)));
-    rows.push({ kind: kind.name, heldOut: kind.heldOut, score: score(count, pages) });
-    if (raw) {
-      for (const p of pages) {
-        const base = raw(p.text);
-        featureRows.push({
-          kind: kind.name,
-          heldOut: kind.heldOut,
-          common: COMMON_KINDS.includes(kind.name),
-          budget: p.budget,
-          o200k: p.o200k,
-          cl100k: p.cl100k,
-          claude: p.claude,
-          cost: base,
-          d: plusOne.map((f) => Math.round((f(p.text) - base) * 1024) / 1024),
+  let server;
+  if (opts.server && opts.presentations.includes("escaped")) {
+    const dir = mkdtempSync(join(tmpdir(), "pagewise-tune-"));
+    server = { dir, ...(await startServer(dir)) };
+  }
+  try {
+    for (const variant of variants) {
+      for (const presentation of opts.presentations) {
+        const pages = [];
+        for (const seed of opts.seeds) {
+          pages.push(...(await variantPages(built, variant, presentation, seed, opts, server)));
+        }
+        const label = `${variant.name}${presentation === "raw" ? " [raw]" : ""}`;
+        rows.push({
+          label,
+          heldOut: variant.heldOut,
+          common: variant.common,
+          score: score(count, pages),
         });
+        if (raw) {
+          for (const p of pages) {
+            const base = raw(p.text);
+            featureRows.push({
+              kind: variant.kind,
+              variant: variant.name,
+              presentation,
+              heldOut: variant.heldOut,
+              common: variant.common,
+              budget: p.budget,
+              o200k: p.o200k,
+              cl100k: p.cl100k,
+              claude: p.claude,
+              cost: base,
+              d: plusOne.map((f) => Math.round((f(p.text) - base) * 1024) / 1024),
+            });
+          }
+        }
+        process.stderr.write(".");
       }
     }
-    process.stderr.write(".");
+    if (opts.adversarial) {
+      const pages = [...runPages({ raw: true }), ...claudeSamplePages()].map((p) => ({
+        budget: 0,
+        text: p.text,
+        ...counted(p.text),
+      }));
+      rows.push({
+        label: "adversarial runs",
+        heldOut: false,
+        common: false,
+        score: score(count, pages),
+      });
+      if (raw) {
+        for (const p of pages) {
+          const base = raw(p.text);
+          featureRows.push({
+            kind: "adversarial",
+            variant: "adversarial",
+            presentation: "escaped",
+            heldOut: false,
+            common: false,
+            budget: 0,
+            o200k: p.o200k,
+            cl100k: p.cl100k,
+            claude: p.claude,
+            cost: base,
+            d: plusOne.map((f) => Math.round((f(p.text) - base) * 1024) / 1024),
+          });
+        }
+      }
+    }
+  } finally {
+    await server?.close();
+    if (server) rmSync(server.dir, { recursive: true, force: true });
   }
   process.stderr.write("\n");
   process.stdout.write(`${report(rows)}\n`);
@@ -403,7 +424,7 @@ async function main() {
 }
 
 /** The current value of a --set name in `source`. */
-function currentValue(source, name) {
+export function currentValue(source, name) {
   const [array, key] = name.split(".");
   if (key === undefined) return constantValue(source, name);
   if (array === "PUNCT_ESCAPE_AFTER") {

@@ -27,13 +27,14 @@ const {
   PUNCT_INDEX: punctIndex,
   PUNCT_BIGRAM: punctBigram,
   DIGIT_GROUP_COST,
+  SPACES_BEFORE_DIGIT_COST,
   CASE_CHANGE_COST,
   UPPER_RUN_COST,
   AFTER_EXTENDED_LATIN: afterExtendedLatin,
   EXTENDED_LATIN_REACH,
   EXTENDED_LATIN_LOWER_COST,
   classes: { SPACE, LOWER, UPPER, DIGIT, BACKSLASH, ESCL, BSP, LATINX, LATINEXT, VIETX },
-  groups: { G_START, G_LATIN, G_DIGIT, G_PUNCT, G_ESC, G_BS },
+  groups: { G_START, G_SPACE, G_LATIN, G_DIGIT, G_PUNCT, G_ESC, G_BS },
 } = DEFAULT_ESTIMATOR_INTERNALS;
 
 const isRare = (bigram: number) => LETTER_RARITY.charCodeAt(bigram) > 0x30;
@@ -133,6 +134,7 @@ export function countDefaultReference(text: string): number {
     const g = groupOf[k];
     if (g !== group) {
       cost += transition[group * GROUP_COUNT + g];
+      if (group === G_SPACE && g === G_DIGIT && pos > 1) cost += SPACES_BEFORE_DIGIT_COST;
       pos = 0;
     } else if (
       k === UPPER &&
