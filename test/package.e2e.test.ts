@@ -239,6 +239,7 @@ describe("the npm package", () => {
           "o200k",
           "--max-tokens",
           "2000",
+          "--json",
           "--root",
           content,
         ],

@@ -294,7 +294,17 @@ describe("the README's install commands", () => {
       // install (the paragraph's line ran above, being in this section).
       const counted = execFileSync(
         "pagewise",
-        ["read", "hello.txt", "--estimator", "o200k", "--max-tokens", "2000", "--root", content],
+        [
+          "read",
+          "hello.txt",
+          "--estimator",
+          "o200k",
+          "--max-tokens",
+          "2000",
+          "--json",
+          "--root",
+          content,
+        ],
         { cwd: content, env, encoding: "utf8" },
       );
       expect(JSON.parse(counted).content).toBe(HELLO);
