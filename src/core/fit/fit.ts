@@ -786,9 +786,13 @@ function fitItemsRunning(
   const none = close(points[0]!);
   if (none.tokens > maxTokens || available === 0) return written(none);
   const extend = (from: RunningPoint, end: number): RunningPoint => {
-    for (let i = from.amount; i < end; i++) items[i] ??= layout.item(i);
     // Items counted while they were collected are taken from there, up to the last checkpoint.
     const checkpoint = counted?.checkpointWithin(from.amount, end);
+    // Perf: a long step ends at its last checkpoint, which costs no count at all; what lies past
+    // it (up to 15 items counted a second time) is left to the shorter steps near the cut.
+    const stop = checkpoint && end - from.amount >= ITEM_CHECKPOINT_EVERY ? checkpoint.amount : end;
+    for (let i = from.amount; i < stop; i++) items[i] ??= layout.item(i);
+    if (stop < end) return { amount: stop, count: checkpoint!.count.fork(), parts: stop };
     const base = checkpoint ?? from;
     let added = "";
     for (let i = base.amount; i < end; i++) added += (i > 0 ? layout.separator : "") + items[i];
