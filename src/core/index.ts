@@ -40,6 +40,7 @@ export {
   type ItemCheckpoints,
   ItemPageCount,
   type ItemPageLayout,
+  itemPageRefusal,
   itemPageText,
   itemShare,
   jsonEscaped,
@@ -50,6 +51,8 @@ export {
   TextCosts,
   type TextFitOptions,
   type TextPageLayout,
+  WHOLE_REST_ITEMS,
+  WHOLE_REST_UNITS,
 } from "./fit/fit.js";
 export {
   type ByteSource,

@@ -57,12 +57,32 @@ function firstCodePoint(text: string): number {
     : Math.min(1, text.length);
 }
 
-export function budgetTooSmall(maxTokens: number, minimum: number, what: string): PagewiseError {
-  return new PagewiseError(
+/** How the smallest page of a refusal is counted again (see `smallestPageRecount`). */
+const smallestPageRecounts = new WeakMap<PagewiseError, () => number>();
+
+/**
+ * A refusal naming `minimum`, the count of the smallest page under the refused budget. `recount`
+ * counts that page again as it would be rendered now: the caller (`runSource`) re-renders it with
+ * its cursors carrying other budgets to name the exact smallest budget that works.
+ */
+export function budgetTooSmall(
+  maxTokens: number,
+  minimum: number,
+  what: string,
+  recount?: () => number,
+): PagewiseError {
+  const refusal = new PagewiseError(
     "BUDGET_TOO_SMALL",
     `max_tokens ${maxTokens} cannot hold the page's metadata plus ${what}; the smallest budget that works here is ${minimum}.`,
     { minimum_max_tokens: minimum, retry: { max_tokens: minimum } },
   );
+  if (recount) smallestPageRecounts.set(refusal, recount);
+  return refusal;
+}
+
+/** The recount `budgetTooSmall` was given for this refusal, if any. */
+export function smallestPageRecount(refusal: PagewiseError): (() => number) | undefined {
+  return smallestPageRecounts.get(refusal);
 }
 
 /** Typical code units per token of ordinary text: the first guess of a page's size. */
@@ -109,6 +129,28 @@ export interface LargestFit {
   prediction?: Prediction;
   /** Real-count probes allowed after the predictions (default: unbounded). */
   maxProbes?: number;
+  /**
+   * Code units (or items) of rest up to which the page holding everything (`limit`) is counted
+   * when the fit stopped short of it (default: none): see WHOLE_REST_UNITS.
+   */
+  wholeRest?: number;
+}
+
+/**
+ * A page that ends the content carries no cursor, so it can cost less than a page that stops a
+ * little before the end. A fit that stopped within this many code units of the end counts the page
+ * holding everything too, and takes it if it fits: a budget that holds the whole rest returns it.
+ * Past this the rest costs more than any cursor (a cursor is at most a few hundred tokens).
+ */
+export const WHOLE_REST_UNITS = 4096;
+
+/** `found`, or the page holding everything up to `limit` when that is near and fits too. */
+function withWholeRest(found: Fitted, fit: LargestFit): Fitted {
+  const { limit, wholeRest = 0 } = fit;
+  if (found.amount >= limit || limit - found.amount > wholeRest) return found;
+  const text = fit.render(limit);
+  const tokens = fit.estimator.count(text);
+  return tokens <= fit.maxTokens ? { amount: limit, text, tokens } : found;
 }
 
 /**
@@ -119,6 +161,10 @@ export interface LargestFit {
  * predictions keep missing, an interpolation search over real counts finds the cut.
  */
 export function fitLargest(fit: LargestFit): Fitted {
+  return withWholeRest(fitLargestCut(fit), fit);
+}
+
+function fitLargestCut(fit: LargestFit): Fitted {
   const { maxTokens, estimator, render, limit } = fit;
   const snap = fit.snap ?? ((amount: number) => amount);
   const measure = (amount: number): Fitted => {
@@ -395,11 +441,22 @@ export function fitTextPrefix(
     if (empty.tokens > maxTokens) throw budgetTooSmall(maxTokens, empty.tokens, "an empty page");
     return empty;
   }
-  const best = measure(first);
+  // The cheapest page: one character and a cursor, or everything when little is left (no cursor).
+  const cheapest = () => {
+    const one = measure(first);
+    if (text.length > WHOLE_REST_UNITS || one.tokens <= maxTokens) return one;
+    const whole = measure(text.length);
+    return whole.tokens <= one.tokens ? whole : one;
+  };
+  const best = cheapest();
   if (best.tokens > maxTokens) {
-    throw budgetTooSmall(maxTokens, best.tokens, "one character of content");
+    throw budgetTooSmall(maxTokens, best.tokens, "one character of content", () => {
+      return cheapest().tokens;
+    });
   }
+  if (best.amount === text.length) return best;
   return fitLargest({
+    wholeRest: WHOLE_REST_UNITS,
     maxTokens,
     estimator,
     best,
@@ -647,7 +704,10 @@ function fitTextRunning(
   const points = [extend(start, first)];
   const smallest = close(points[0]!);
   if (smallest.tokens > maxTokens) {
-    throw budgetTooSmall(maxTokens, smallest.tokens, "one character of content");
+    const whole = wholeRestPage(source, start, extend, close);
+    if (whole !== undefined && whole.tokens <= maxTokens) return written(whole);
+    const cheapest = () => Math.min(close(extend(start, first)).tokens, whole?.tokens ?? Infinity);
+    throw budgetTooSmall(maxTokens, cheapest(), "one character of content", cheapest);
   }
   // Perf: `limit` is a plain property kept up to date, not a getter: an object literal with an
   // accessor made every page's fit objects survive into the old generation (a mark-compact
@@ -662,7 +722,25 @@ function fitTextRunning(
     extend,
     step: RUNNING_STEP.text,
   };
-  return written(fitRunning(page, points, smallest, maxTokens));
+  const chosen = fitRunning(page, points, smallest, maxTokens);
+  const whole = wholeRestPage(source, chosen.point, extend, close);
+  return written(whole !== undefined && whole.tokens <= maxTokens ? whole : chosen);
+}
+
+/**
+ * The page holding all the rest of a growing text after `from`, when it ends within
+ * WHOLE_REST_UNITS of it (see there); undefined otherwise.
+ */
+function wholeRestPage(
+  source: GrowingText,
+  from: RunningPoint,
+  extend: (from: RunningPoint, end: number) => RunningPoint,
+  close: (point: RunningPoint) => ClosedPage,
+): ClosedPage | undefined {
+  growTo(source, from.amount + WHOLE_REST_UNITS + 1, 0);
+  const end = source.text.length;
+  if (end <= from.amount || end - from.amount > WHOLE_REST_UNITS) return undefined;
+  return close(extend(from, end));
 }
 
 /**
@@ -828,6 +906,44 @@ export function itemShare(tokens: number): number {
  * confirmed; without it, it is searched.
  */
 export function fitItemCount(
+  available: number,
+  maxTokens: number,
+  estimator: Estimator,
+  render: (count: number) => string,
+  itemCost?: (index: number) => number,
+  layout?: ItemPageLayout,
+  counted?: ItemCheckpoints,
+): Fitted {
+  const fitted = fitItemCut(available, maxTokens, estimator, render, itemCost, layout, counted);
+  if (fitted.amount >= available || available - fitted.amount > WHOLE_REST_ITEMS) return fitted;
+  const text = render(available);
+  const tokens = estimator.count(text);
+  return tokens <= maxTokens ? { amount: available, text, tokens } : fitted;
+}
+
+/** Items of rest up to which an item fit counts the page holding them all (see WHOLE_REST_UNITS). */
+export const WHOLE_REST_ITEMS = 64;
+
+/**
+ * The refusal of an item page (`render(count)`, `available` items) that holds not even one item:
+ * it names the cheapest page, one item and a cursor or, when few are left, all of them.
+ */
+export function itemPageRefusal(
+  maxTokens: number,
+  estimator: Estimator,
+  render: (count: number) => string,
+  available: number,
+  what: string,
+): PagewiseError {
+  const cheapest = () =>
+    Math.min(
+      estimator.count(render(1)),
+      available <= WHOLE_REST_ITEMS ? estimator.count(render(available)) : Infinity,
+    );
+  return budgetTooSmall(maxTokens, cheapest(), what, cheapest);
+}
+
+function fitItemCut(
   available: number,
   maxTokens: number,
   estimator: Estimator,

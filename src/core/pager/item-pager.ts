@@ -198,11 +198,13 @@ function clampFirst<T>(
   }
   if (!textOf || first.text.length === 0 || smallest === 0) {
     const alone = measure([first]);
-    throw budgetTooSmall(maxTokens, alone.tokens, "one item");
+    throw budgetTooSmall(maxTokens, alone.tokens, "one item", () => measure([first]).tokens);
   }
   const best = withUnits(smallest);
   if (best.tokens > maxTokens) {
-    throw budgetTooSmall(maxTokens, best.tokens, "one character of one item");
+    throw budgetTooSmall(maxTokens, best.tokens, "one character of one item", () => {
+      return withUnits(smallest).tokens;
+    });
   }
   // The item's shown text did not fit whole: the longest prefix (on a valid cut) that does.
   const fitted = fitLargest({

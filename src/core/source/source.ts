@@ -23,6 +23,7 @@ import type { ByteReader, ByteWriter } from "../cursor/bytes.js";
 import { malformedCursor, ByteWriter as Writer } from "../cursor/bytes.js";
 import type { CursorCodec } from "../cursor/codec.js";
 import { PagewiseError } from "../errors.js";
+import { smallestPageRecount } from "../fit/fit.js";
 import { DEFAULT_MAX_TOKENS } from "../limits.js";
 
 /** A numeric page parameter (budget, items per page, per-item clamp) that cursors carry. */
@@ -226,6 +227,9 @@ export async function runSource<A, S, C>(
     if (conflict !== undefined) throw conflictingArgument(conflict);
   }
   const resolved = resolvePageParams(source.params, given, fromCursor);
+  // The budget the cursors carry while a refusal's smallest page is counted again (see
+  // `exactMinimum`); the page's own budget otherwise.
+  let cursorBudget: number | undefined;
   const pageWith = (values: Readonly<Record<string, number>>) =>
     source.page({
       context: run.context,
@@ -233,17 +237,62 @@ export async function runSource<A, S, C>(
       state,
       params: values,
       loweredFields: loweredFields(resolved.lowered),
-      cursorAt: (next) => encodeSourceCursor(source, run, values, next),
+      cursorAt: (next) =>
+        encodeSourceCursor(
+          source,
+          run,
+          cursorBudget === undefined ? values : { ...values, max_tokens: cursorBudget },
+          next,
+        ),
     });
   try {
     return await pageWith(resolved.values);
   } catch (err) {
-    throw await workingMinimum(err, resolved.values, pageWith);
+    const exact = exactMinimum(err, resolved.values.max_tokens, (budget, recount) => {
+      cursorBudget = budget;
+      try {
+        return recount();
+      } finally {
+        cursorBudget = undefined;
+      }
+    });
+    throw exact ?? (await workingMinimum(err, resolved.values, pageWith));
   }
 }
 
+/**
+ * Budgets below a refusal's first count that are still tried: a cursor carries its page's budget
+ * under its MAC, so each budget gives other cursor characters, and their count varies by up to
+ * about this much (measured: ±16 tokens over random 40-byte cursors with the default estimator).
+ */
+const MINIMUM_SCAN_BELOW = 32;
+/** Budgets above a refusal's first count tried before giving up on an exact minimum. */
+const MINIMUM_SCAN_ABOVE = 256;
+
+/**
+ * The exact smallest budget above the refused one that returns a page, when the refusal can count
+ * its smallest page again (`smallestPageRecount`): that page is rendered with its cursors carrying
+ * each budget in turn, which costs a small page's count per budget tried and never builds the
+ * page again. Undefined when it cannot tell (no recount, or none in reach).
+ */
+function exactMinimum(
+  err: unknown,
+  refused: number | undefined,
+  countAt: (budget: number, recount: () => number) => number,
+): PagewiseError | undefined {
+  if (!(err instanceof PagewiseError) || err.code !== "BUDGET_TOO_SMALL") return undefined;
+  const recount = smallestPageRecount(err);
+  const first = err.details.minimum_max_tokens;
+  if (recount === undefined || refused === undefined || typeof first !== "number") return undefined;
+  const from = Math.max(refused + 1, first - MINIMUM_SCAN_BELOW);
+  for (let budget = from; budget <= first + MINIMUM_SCAN_ABOVE; budget++) {
+    if (countAt(budget, recount) <= budget) return budgetTooSmallAt(err, budget);
+  }
+  return undefined;
+}
+
 /** Attempts to confirm that a BUDGET_TOO_SMALL minimum works. */
-const MINIMUM_CONFIRMATIONS = 3;
+const MINIMUM_CONFIRMATIONS = 8;
 
 /**
  * A page carries its own budget in its cursors, so the page that a budget of `m` produces can

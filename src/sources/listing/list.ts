@@ -15,6 +15,7 @@ import {
   type ByteWriter,
   budgetTooSmall,
   fitItemCount,
+  itemPageRefusal,
   itemPageText,
   malformedCursor,
   type PageParam,
@@ -318,7 +319,7 @@ function renderListPage(
     counted,
   );
   if (fitted.amount === 0 && items.length > 0) {
-    throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one entry");
+    throw itemPageRefusal(maxTokens, estimator, render, items.length, "one entry");
   }
   if (fitted.tokens > maxTokens) {
     throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");

@@ -22,6 +22,7 @@ import {
   budgetTooSmall,
   fitItemCount,
   identityKey,
+  itemPageRefusal,
   itemPageText,
   itemShare,
   malformedCursor,
@@ -428,7 +429,7 @@ async function renderPage(request: SearchPageRequest, input: PageInput): Promise
     layout,
   );
   if (fitted.amount === 0 && items.length > 0) {
-    throw budgetTooSmall(maxTokens, ctx.estimator.count(render(1)), "one match");
+    throw itemPageRefusal(maxTokens, ctx.estimator, render, items.length, "one match");
   }
   if (fitted.tokens > maxTokens) throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");
   return fitted.text;

@@ -29,6 +29,7 @@ import {
   STREAM_CHUNK_BYTES,
   TextCosts,
   versionString,
+  WHOLE_REST_UNITS,
 } from "../../core/index.js";
 import {
   afterNthNewline,
@@ -452,7 +453,9 @@ async function buildPageWithin(
   bytesPerUnit: number,
 ): Promise<WindowPage> {
   const maxTokens = request.params.max_tokens!;
-  const unitsCap = maxTokens * unitsPerToken;
+  // At least the whole rest a fit may take in one page (WHOLE_REST_UNITS), so that whether a
+  // budget returns a page never depends on how much of the file that budget's window read.
+  const unitsCap = Math.max(maxTokens * unitsPerToken, WHOLE_REST_UNITS + 1);
   const wantBytes =
     plan.encoding === "utf-8" ? unitsCap * bytesPerUnit + 4 : Math.ceil((unitsCap * 3) / 4) + 3;
   const window = await readWindow(basis, plan, wantBytes);
@@ -536,7 +539,9 @@ function fitBase64(
           prediction: base64Prediction(window.bytes, estimator),
         });
   if (fitted.amount === 0 && available > 0) {
-    throw budgetTooSmall(maxTokens, estimator.count(pageOf(1)), "one byte of content");
+    throw budgetTooSmall(maxTokens, estimator.count(pageOf(1)), "one byte of content", () =>
+      estimator.count(pageOf(1)),
+    );
   }
   if (available === 0 && fitted.tokens > maxTokens)
     throw budgetTooSmall(maxTokens, fitted.tokens, "an empty page");

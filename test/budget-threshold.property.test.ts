@@ -1,0 +1,121 @@
+/**
+ * Property tests of the refusal's named budget (the contract's "budgets exact at every size"), in
+ * process over the SDK's in-memory transport: for random files and random budgets, a refusal names
+ * a budget above the refused one that returns a page, and no budget between the two does; a page
+ * that ends the result needs no room for a cursor, so a file whose whole answer fits is answered
+ * whole. `read` and `search` are checked on the first page and on continuations.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEstimator, type Estimator } from "../src/core/index.js";
+import { type InMemoryServer, startInMemory } from "./support/in-memory.js";
+import { tempDir } from "./support/server.js";
+
+const textArb = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom("中", "🙂", '"', "\\", "\n", "\r\n", "\t", " ", "\u0001", "é"),
+      fc.string({ maxLength: 10 }),
+    ),
+    { minLength: 1, maxLength: 200 },
+  )
+  .map((parts) => parts.join(""));
+
+/**
+ * Waits until a file just written is settled (its version then stays one kind): a page's cursor
+ * carries the kind of its version, so a page of a file written a moment ago can cost a token more
+ * than the same page a moment later.
+ */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 60));
+
+type Call = (args: Record<string, unknown>) => ReturnType<InMemoryServer["call"]>;
+
+/** Checks the refusal at `budget` (if it is one) against the budgets up to the one it names. */
+async function checkThreshold(call: Call, args: Record<string, unknown>, budget: number) {
+  const page = await call({ ...args, max_tokens: budget });
+  if (!page.isError) return page;
+  expect(page.json.error.code, page.text).toBe("BUDGET_TOO_SMALL");
+  const named = page.json.error.minimum_max_tokens;
+  expect(named).toBeGreaterThan(budget);
+  expect(page.json.error.retry).toEqual({ max_tokens: named });
+  for (let below = Math.max(budget + 1, named - 6); below < named; below++) {
+    const refused = await call({ ...args, max_tokens: below });
+    expect(refused.isError, `max_tokens ${below} below the named ${named}`).toBe(true);
+    expect(refused.json.error.minimum_max_tokens).toBe(named);
+  }
+  const works = await call({ ...args, max_tokens: named });
+  expect(works.isError, works.text).toBe(false);
+  return works;
+}
+
+describe("a refusal names the smallest budget above it that returns a page", () => {
+  let server: InMemoryServer;
+  let dir: string;
+  let cleanup: () => void;
+  let n = 0;
+  let estimator: Estimator;
+  beforeAll(async () => {
+    estimator = await createEstimator("default");
+    ({ dir, cleanup } = tempDir());
+    server = await startInMemory([dir]);
+  });
+  afterAll(async () => {
+    await server?.close();
+    cleanup?.();
+  });
+
+  it("read: first pages and continuations", async () => {
+    const call: Call = (args) => server.call("read", args);
+    await fc.assert(
+      fc.asyncProperty(textArb, fc.integer({ min: 1, max: 260 }), async (text, budget) => {
+        const name = `r${n++}.txt`;
+        writeFileSync(path.join(dir, name), text);
+        await settled();
+        const first = await checkThreshold(call, { path: name }, budget);
+        if (first.json.has_more) {
+          await checkThreshold(call, { cursor: first.json.next_cursor }, budget);
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it("search: first pages and continuations", async () => {
+    const call: Call = (args) => server.call("search", args);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.stringMatching(/^[a-z ]{0,30}$/), { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 1, max: 200 }),
+        async (lines, budget) => {
+          const name = `s${n++}.txt`;
+          writeFileSync(path.join(dir, name), `${lines.map((l) => `a${l}`).join("\n")}\n`);
+          await settled();
+          const first = await checkThreshold(call, { pattern: "a", path: name }, budget);
+          if (first.json.has_more) {
+            await checkThreshold(call, { cursor: first.json.next_cursor }, budget);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("read: a file whose whole answer fits a budget is answered whole at it", async () => {
+    await fc.assert(
+      fc.asyncProperty(textArb, async (text) => {
+        const name = `w${n++}.txt`;
+        writeFileSync(path.join(dir, name), text);
+        await settled();
+        const whole = await server.call("read", { path: name, max_tokens: 25_000 });
+        expect(whole.json.has_more).toBe(false);
+        const cost = estimator.count(whole.text);
+        const exact = await server.call("read", { path: name, max_tokens: cost });
+        expect(exact.isError, exact.text).toBe(false);
+        expect(exact.json.content).toBe(whole.json.content);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
