@@ -585,6 +585,23 @@ async function authenticate(
   const verifier = state.options.verifier;
   if (!verifier) return state.options.anonymous!;
   const token = bearerToken(req.headers.authorization);
+  if (verifier.unavailable?.() !== undefined) {
+    // Fail closed: the verifier has no identities (e.g. its auth file is gone); it logged why.
+    entry.outcome = "unauthorized";
+    send(
+      state,
+      res,
+      401,
+      rpcError(
+        -32001,
+        "Unauthorized: this server accepts no token right now (its identities are unavailable); ask its operator.",
+      ),
+      {
+        "WWW-Authenticate": `Bearer resource_metadata="${baseUrl(state, req)}${METADATA_PATH}", error="invalid_token"`,
+      },
+    );
+    return undefined;
+  }
   let verified: Caller | undefined;
   if (token !== undefined) {
     try {
