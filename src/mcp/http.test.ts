@@ -1,4 +1,5 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -326,4 +327,55 @@ describe("startHttpServer with an auth file", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe("startHttpServer receive deadlines", () => {
+  let dir: string;
+  let server: HttpServerHandle;
+  beforeAll(async () => {
+    dir = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-http-deadlines-")));
+    const engine = createEngine({
+      codec: new CursorCodec({ key: ephemeralCursorKey() }),
+      estimator: await createEstimator("default"),
+      settings: { defaultMaxTokens: 8000, maxTokensCap: 100_000, maxReadTokens: 25_000 },
+    });
+    server = await startHttpServer({
+      engine,
+      port: 0,
+      anonymous: { identity: "anonymous", roots: new Roots([dir]) },
+      headersReceiveMs: 200,
+      requestReceiveMs: 400,
+      log: () => {},
+    });
+  });
+  afterAll(async () => {
+    await server?.shutdown(100);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Sends `text` and keeps the socket open; resolves with what the server sent once it closes. */
+  const sendAndWaitForClose = (text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, "127.0.0.1", () => socket.write(text));
+      let received = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => {
+        received += chunk;
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve(received));
+    });
+
+  // Node's default check every 30 s would hold these sockets open for up to 30 s.
+  it("closes a connection whose headers do not arrive in time (408)", async () => {
+    const received = await sendAndWaitForClose("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+  }, 10_000);
+
+  it("closes a connection whose body does not arrive in time (408)", async () => {
+    const received = await sendAndWaitForClose(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    );
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+  }, 10_000);
 });
