@@ -114,13 +114,14 @@ describe("parseAuthFile", () => {
 });
 
 describe("AuthFileVerifier", () => {
-  it("verifies tokens and picks up changes on reload; a bad file keeps the last good one", async () => {
+  it("verifies tokens and picks up changes on reload; a bad file lets nobody in until fixed", async () => {
     const auth = path.join(dir, "auth.json");
     writeFileSync(auth, file([entry("alice", "ta", ["a", "b"])]));
     const events: string[] = [];
     const verifier = new AuthFileVerifier(auth, { log: (e) => events.push(e.event) });
     expect((await verifier.verify("ta"))?.roots.dirs).toHaveLength(2);
     expect(await verifier.verify("tb")).toBeUndefined();
+    expect(verifier.unavailable()).toBeUndefined();
 
     writeFileSync(auth, file([entry("alice", "ta", ["a"]), entry("bob", "tb", ["b"])]));
     await verifier.reload();
@@ -131,12 +132,57 @@ describe("AuthFileVerifier", () => {
     writeFileSync(auth, "{ half written");
     await verifier.reload();
     await verifier.reload();
-    expect((await verifier.verify("tb"))?.identity).toBe("bob");
+    expect(await verifier.verify("tb")).toBeUndefined();
+    expect(verifier.unavailable()).toMatch(/not valid JSON/);
     expect(events.filter((e) => e === "auth_file_invalid")).toHaveLength(1);
 
     writeFileSync(auth, file([entry("alice", "ta", ["a"])]));
     await verifier.reload();
+    expect(verifier.unavailable()).toBeUndefined();
+    expect((await verifier.verify("ta"))?.identity).toBe("alice");
     expect(await verifier.verify("tb")).toBeUndefined();
+  });
+
+  it("fails closed when the file is deleted, says so once, and reloads it when it is back", async () => {
+    const auth = path.join(dir, "auth.json");
+    const text = file([entry("alice", "ta", ["a"])]);
+    writeFileSync(auth, text);
+    const events: Array<{ event: string; level?: unknown; message: string }> = [];
+    const verifier = new AuthFileVerifier(auth, { log: (e) => events.push(e) });
+    expect((await verifier.verify("ta"))?.identity).toBe("alice");
+
+    rmSync(auth);
+    await verifier.reload();
+    await verifier.reload();
+    expect(await verifier.verify("ta")).toBeUndefined();
+    expect(verifier.names).toEqual([]);
+    expect(verifier.unavailable()).toMatch(/cannot read .*ENOENT/);
+    const invalid = events.filter((e) => e.event === "auth_file_invalid");
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]!.level).toBe("error");
+    expect(invalid[0]!.message).toMatch(/every request is refused \(401\)/);
+    expect(invalid[0]!.message).not.toContain("ta");
+
+    // The very same contents coming back are loaded again.
+    writeFileSync(auth, text);
+    await verifier.reload();
+    expect(verifier.unavailable()).toBeUndefined();
+    expect((await verifier.verify("ta"))?.identity).toBe("alice");
+    expect(events.at(-1)?.event).toBe("auth_file_reloaded");
+  });
+
+  it("fails closed again on a bad file seen before, after a good one in between", async () => {
+    const auth = path.join(dir, "auth.json");
+    writeFileSync(auth, file([entry("alice", "ta", ["a"])]));
+    const verifier = new AuthFileVerifier(auth);
+    writeFileSync(auth, "{ bad");
+    await verifier.reload();
+    writeFileSync(auth, file([entry("alice", "ta", ["a"])]));
+    await verifier.reload();
+    expect((await verifier.verify("ta"))?.identity).toBe("alice");
+    writeFileSync(auth, "{ bad");
+    await verifier.reload();
+    expect(await verifier.verify("ta")).toBeUndefined();
   });
 
   it("notices a change by itself (watch + poll)", async () => {

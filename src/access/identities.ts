@@ -6,7 +6,8 @@
  * OAuth token-introspection or JWT verifier can replace the auth file without touching transport
  * code. `AuthFileVerifier` is the built-in one: a JSON file of SHA-256 token hashes, re-read when it
  * changes (fs.watch on its directory, plus a poll), so a revoked root or a removed identity takes
- * effect on the very next request without a restart.
+ * effect on the very next request without a restart. A file that is deleted, unreadable or invalid
+ * while serving fails closed: no identity is in force until it is valid again.
  *
  * Tokens are never stored, logged or put in errors: only their SHA-256 is compared.
  */
@@ -23,6 +24,12 @@ export type Identity = Caller;
 /** Turns a bearer token into an identity, or `undefined` when the token is unknown. */
 export interface TokenVerifier {
   verify(token: string): Promise<Identity | undefined>;
+  /**
+   * Why no token can be verified right now (e.g. the auth file is gone or invalid), or undefined.
+   * While it says something, every request is refused with 401 and that reason is not shown to
+   * clients (it is for the operator's log).
+   */
+  unavailable?(): string | undefined;
 }
 
 /** How often the auth file is re-read even when no change event arrives, in milliseconds. */
@@ -155,11 +162,15 @@ export interface AuthFileVerifierOptions {
   log?: (event: { event: string; message: string; [k: string]: unknown }) => void;
 }
 
+/** No identity: what is in force while the auth file is missing or invalid. */
+const NO_IDENTITIES: AuthFileContents = { byHash: new Map(), warnings: [] };
+
 /**
  * The built-in verifier: identities from a JSON file, re-read on change. An unreadable or invalid
- * file at start is an `AuthFileError`; an invalid file on reload is logged and the last valid
- * contents stay in force (so a half-written file does not lock everyone out) — write the file
- * atomically (write a temporary file, then rename) to make a change take effect at once.
+ * file at start is an `AuthFileError`. A file that is deleted, unreadable or invalid on reload
+ * fails closed: every identity is dropped (every request gets 401) and a `level: "error"` line is
+ * logged once, until the file is valid again and its identities reload. Write the file atomically
+ * (write a temporary file, then rename) so no request ever sees it half-written.
  */
 export class AuthFileVerifier implements TokenVerifier {
   readonly file: string;
@@ -173,6 +184,8 @@ export class AuthFileVerifier implements TokenVerifier {
   #again = false;
   /** Digest of the last invalid contents seen, so one bad file is reported once, not every poll. */
   #badDigest: string | undefined;
+  /** Why no identity is in force (file gone or invalid), or undefined while the file is valid. */
+  #unavailable: string | undefined;
 
   constructor(file: string, options: AuthFileVerifierOptions = {}) {
     this.file = path.resolve(file);
@@ -200,7 +213,13 @@ export class AuthFileVerifier implements TokenVerifier {
   }
 
   async verify(token: string): Promise<Identity | undefined> {
+    if (this.#unavailable !== undefined) return undefined;
     return this.#contents.byHash.get(tokenSha256(token));
+  }
+
+  /** Why every request is refused right now (the file is gone or invalid), or undefined. */
+  unavailable(): string | undefined {
+    return this.#unavailable;
   }
 
   /** Starts watching the file (fs.watch on its directory, plus a poll). Idempotent. */
@@ -252,10 +271,10 @@ export class AuthFileVerifier implements TokenVerifier {
     try {
       text = await readFile(this.file, "utf8");
     } catch (err) {
-      this.#log({
-        event: "auth_file_invalid",
-        message: `cannot read ${this.file} (${(err as NodeJS.ErrnoException).code ?? "error"}); keeping the previous identities`,
-      });
+      this.#badDigest = undefined;
+      this.#failClosed(
+        `cannot read ${this.file} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+      );
       return;
     }
     const d = digest(text);
@@ -265,20 +284,33 @@ export class AuthFileVerifier implements TokenVerifier {
       contents = await parseAuthFileAsync(text, path.dirname(this.file));
     } catch (err) {
       this.#badDigest = d;
-      this.#log({
-        event: "auth_file_invalid",
-        message: `${this.file}: ${(err as Error).message}; keeping the previous identities`,
-      });
+      this.#failClosed(`${this.file} is invalid: ${(err as Error).message}`);
       return;
     }
     this.#contents = contents;
     this.#digest = d;
+    this.#badDigest = undefined;
+    this.#unavailable = undefined;
     for (const warning of contents.warnings)
       this.#log({ event: "auth_file_warning", message: warning });
     this.#log({
       event: "auth_file_reloaded",
       message: `${contents.byHash.size} identities in force`,
       identities: contents.byHash.size,
+    });
+  }
+
+  /** Drops every identity until the file is valid again; logs once per distinct reason. */
+  #failClosed(reason: string): void {
+    this.#contents = NO_IDENTITIES;
+    // Forget the last good contents, so the same file coming back reloads them.
+    this.#digest = "";
+    if (this.#unavailable === reason) return;
+    this.#unavailable = reason;
+    this.#log({
+      event: "auth_file_invalid",
+      level: "error",
+      message: `${reason}; NO IDENTITY IS IN FORCE: every request is refused (401) until the auth file is valid again`,
     });
   }
 }

@@ -1,8 +1,9 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { Roots } from "../access/index.js";
+import { AuthFileVerifier, Roots, tokenSha256 } from "../access/index.js";
 import { CursorCodec, createEstimator, ephemeralCursorKey } from "../core/index.js";
 import { type HttpServerHandle, type LogEntry, Semaphore, startHttpServer } from "./http.js";
 import { isLoopbackHost, parseListenAddress } from "./listen.js";
@@ -271,4 +272,110 @@ describe("startHttpServer limits", () => {
     expect(reads.some((e) => e.outcome === "RESOURCE_LIMIT_EXCEEDED")).toBe(true);
     expect(JSON.stringify(logs)).not.toContain("0123456789abcdef");
   });
+});
+
+describe("startHttpServer with an auth file", () => {
+  it("refuses every request with 401 once the auth file is deleted, and lets in again once it is back", async () => {
+    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-http-auth-")));
+    const auth = path.join(dir, "auth.json");
+    const text = JSON.stringify({
+      identities: [{ name: "alice", token_sha256: tokenSha256("ta"), roots: ["."] }],
+    });
+    writeFileSync(auth, text);
+    const verifier = new AuthFileVerifier(auth);
+    const engine = createEngine({
+      codec: new CursorCodec({ key: ephemeralCursorKey() }),
+      estimator: await createEstimator("default"),
+      settings: { defaultMaxTokens: 8000, maxTokensCap: 100_000, maxReadTokens: 25_000 },
+    });
+    const server = await startHttpServer({ engine, port: 0, verifier, log: () => {} });
+    const discover = () =>
+      fetch(server.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: "Bearer ta",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "server/discover",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "server/discover",
+          params: {
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      });
+    try {
+      expect((await discover()).status).toBe(200);
+      rmSync(auth);
+      await verifier.reload();
+      const refused = await discover();
+      expect(refused.status).toBe(401);
+      expect(JSON.stringify(await refused.json())).toMatch(/accepts no token right now/);
+      writeFileSync(auth, text);
+      await verifier.reload();
+      expect((await discover()).status).toBe(200);
+    } finally {
+      verifier.close();
+      await server.shutdown(100);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("startHttpServer receive deadlines", () => {
+  let dir: string;
+  let server: HttpServerHandle;
+  beforeAll(async () => {
+    dir = realpathSync(mkdtempSync(path.join(tmpdir(), "pagewise-http-deadlines-")));
+    const engine = createEngine({
+      codec: new CursorCodec({ key: ephemeralCursorKey() }),
+      estimator: await createEstimator("default"),
+      settings: { defaultMaxTokens: 8000, maxTokensCap: 100_000, maxReadTokens: 25_000 },
+    });
+    server = await startHttpServer({
+      engine,
+      port: 0,
+      anonymous: { identity: "anonymous", roots: new Roots([dir]) },
+      headersReceiveMs: 200,
+      requestReceiveMs: 400,
+      log: () => {},
+    });
+  });
+  afterAll(async () => {
+    await server?.shutdown(100);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Sends `text` and keeps the socket open; resolves with what the server sent once it closes. */
+  const sendAndWaitForClose = (text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, "127.0.0.1", () => socket.write(text));
+      let received = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => {
+        received += chunk;
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve(received));
+    });
+
+  // Node's default check every 30 s would hold these sockets open for up to 30 s.
+  it("closes a connection whose headers do not arrive in time (408)", async () => {
+    const received = await sendAndWaitForClose("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+  }, 10_000);
+
+  it("closes a connection whose body does not arrive in time (408)", async () => {
+    const received = await sendAndWaitForClose(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    );
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+  }, 10_000);
 });

@@ -44,6 +44,7 @@ import {
   MAX_HEADERS_RECEIVE_MS,
   MAX_SCAN_QUEUE,
   MIN_REQUEST_RECEIVE_MS,
+  RECEIVE_DEADLINE_CHECK_MS,
   SHUTDOWN_GRACE_EXTRA_MS,
 } from "./limits.js";
 import { isLoopbackHost } from "./listen.js";
@@ -78,6 +79,16 @@ export interface HttpServerOptions {
   scanQueueMs?: number;
   maxBodyBytes?: number;
   requestTimeoutMs?: number;
+  /**
+   * Time a client gets to send a whole request (headers and body), in ms; then it is answered 408
+   * and its connection closed. Default: `requestTimeoutMs`, at least `MIN_REQUEST_RECEIVE_MS`.
+   */
+  requestReceiveMs?: number;
+  /**
+   * Time a client gets to send its headers, in ms (at most `requestReceiveMs`). Default:
+   * `MAX_HEADERS_RECEIVE_MS`.
+   */
+  headersReceiveMs?: number;
   /** Receives one entry per request and lifecycle events; default: JSON lines on stderr. */
   log?: (entry: LogEntry) => void;
 }
@@ -319,7 +330,8 @@ function createHttpState(options: HttpServerOptions, loopback: boolean): HttpSta
       loopback || extraHosts.length > 0 ? [...LOOPBACK_HOSTNAMES, ...extraHosts] : undefined,
     publicBase: options.publicUrl?.replace(/\/+$/, ""),
     modernHandler: createModernHandler(options.engine, maxBodyBytes),
-    server: createServer((req, res) => {
+    // Node checks the receive deadlines below only this often (30 s by default).
+    server: createServer({ connectionsCheckingInterval: RECEIVE_DEADLINE_CHECK_MS }, (req, res) => {
       handleRequest(state, req, res).catch((err) => {
         log({ time: new Date().toISOString(), event: "error", message: (err as Error).message });
         send(state, res, 500, rpcError(-32603, "Internal server error."));
@@ -329,9 +341,14 @@ function createHttpState(options: HttpServerOptions, loopback: boolean): HttpSta
     inFlight: 0,
     bound: "",
   };
-  // Slow clients: the whole request (headers and body) must arrive within the request timeout.
-  state.server.requestTimeout = Math.max(requestTimeoutMs, MIN_REQUEST_RECEIVE_MS);
-  state.server.headersTimeout = Math.min(state.server.requestTimeout, MAX_HEADERS_RECEIVE_MS);
+  // Slow clients: the whole request (headers and body) must arrive within the request timeout,
+  // its headers within MAX_HEADERS_RECEIVE_MS; a late one is answered 408 and closed.
+  const receiveMs = options.requestReceiveMs ?? Math.max(requestTimeoutMs, MIN_REQUEST_RECEIVE_MS);
+  state.server.requestTimeout = receiveMs;
+  state.server.headersTimeout = Math.min(
+    receiveMs,
+    options.headersReceiveMs ?? MAX_HEADERS_RECEIVE_MS,
+  );
   return state;
 }
 
@@ -585,6 +602,23 @@ async function authenticate(
   const verifier = state.options.verifier;
   if (!verifier) return state.options.anonymous!;
   const token = bearerToken(req.headers.authorization);
+  if (verifier.unavailable?.() !== undefined) {
+    // Fail closed: the verifier has no identities (e.g. its auth file is gone); it logged why.
+    entry.outcome = "unauthorized";
+    send(
+      state,
+      res,
+      401,
+      rpcError(
+        -32001,
+        "Unauthorized: this server accepts no token right now (its identities are unavailable); ask its operator.",
+      ),
+      {
+        "WWW-Authenticate": `Bearer resource_metadata="${baseUrl(state, req)}${METADATA_PATH}", error="invalid_token"`,
+      },
+    );
+    return undefined;
+  }
   let verified: Caller | undefined;
   if (token !== undefined) {
     try {

@@ -17,10 +17,19 @@ export const MAX_SCAN_QUEUE = 1024;
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
 /** Longest a request may run before its calls are cancelled, in ms (`--request-timeout-ms`). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-/** Least time a slow client gets to send a whole request, in ms (Node checks every few seconds). */
+/**
+ * Least time a slow client gets to send a whole request (headers and body), in ms; otherwise it
+ * gets the request timeout (`--request-timeout-ms`, 30 s by default).
+ */
 export const MIN_REQUEST_RECEIVE_MS = 5000;
 /** Most time a client gets to send its headers, in ms: a slow-headers client frees its socket. */
 export const MAX_HEADERS_RECEIVE_MS = 20_000;
+/**
+ * How often the receive deadlines above are checked, in ms (Node's `connectionsCheckingInterval`,
+ * 30 s by default, which let a slow client keep its socket up to 30 s past its deadline): a
+ * deadline is honoured within this much.
+ */
+export const RECEIVE_DEADLINE_CHECK_MS = 1000;
 /** Shutdown waits this long past the request timeout, in ms, so in-flight requests can answer. */
 export const SHUTDOWN_GRACE_EXTRA_MS = 1000;
 /**

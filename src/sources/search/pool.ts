@@ -124,6 +124,7 @@ export function mergeShards(
   let filesRead = 0;
   let bytesRead = 0;
   let dirsOpened = 0;
+  let gitignoreSkipped: ScanResult["gitignoreSkipped"];
   let skipped: ScanSkipped | undefined = {
     binary: 0,
     long_lines: 0,
@@ -136,6 +137,12 @@ export function mergeShards(
     filesRead += r.filesRead;
     bytesRead += r.bytesRead;
     dirsOpened += r.dirsOpened;
+    // Every shard walks every directory: a skipped `.gitignore` is met by each that got that far.
+    if (
+      r.gitignoreSkipped &&
+      r.gitignoreSkipped.gitignore_files > (gitignoreSkipped?.gitignore_files ?? 0)
+    )
+      gitignoreSkipped = r.gitignoreSkipped;
     if (r.skipped && skipped) {
       skipped.binary += r.skipped.binary;
       skipped.long_lines += r.skipped.long_lines;
@@ -152,6 +159,7 @@ export function mergeShards(
     items,
     more: counted > offset + items.length,
     ...(skipped ? { skipped } : {}),
+    ...(gitignoreSkipped ? { gitignoreSkipped } : {}),
     filesRead,
     bytesRead,
     dirsOpened,

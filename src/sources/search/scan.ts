@@ -29,6 +29,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { type BigIntStats, closeSync, fstatSync, readSync } from "node:fs";
+import path from "node:path";
 import { identityKey, PagewiseError } from "../../core/index.js";
 import { BINARY_SNIFF_BYTES, MAX_SEARCH_LINE_BYTES, SEARCH_CHUNK_BYTES } from "../limits.js";
 import {
@@ -42,7 +43,7 @@ import {
   type Matcher,
 } from "../pattern/index.js";
 import { countNewlineBytes } from "../shared/byte-source.js";
-import { compareCodePoints, type WalkEntry, walk } from "../walk/index.js";
+import { compareCodePoints, type GitignoreSkip, type WalkEntry, walk } from "../walk/index.js";
 import { ConfinedOpener } from "./confine.js";
 import { walkFrom } from "./resume-walk.js";
 
@@ -149,6 +150,13 @@ export interface ScanSkipped {
   unreadable_directories: number;
 }
 
+/** `.gitignore` files whose rules a scan's walk did not apply: `list`'s `skipped` members. */
+export interface ScanGitignoreSkipped {
+  gitignore_files: number;
+  /** The first of them met, relative to the searched directory, and why. */
+  first_gitignore: { readonly path: string } & GitignoreSkip;
+}
+
 export interface ScanResult {
   /**
    * Matches counted from the window's start: for an `offset` window, every match before and in
@@ -162,6 +170,8 @@ export interface ScanResult {
   more: boolean;
   /** Present when every candidate file was read in this scan. */
   skipped?: ScanSkipped;
+  /** Present when the walk met `.gitignore` files it did not apply (complete scan or not). */
+  gitignoreSkipped?: ScanGitignoreSkipped;
   filesRead: number;
   bytesRead: number;
   /** Directory descriptors opened for confinement (counted, for tests). */
@@ -192,7 +202,12 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
     scanner.visitFile(entry, opener, fileOrdinal);
     if (scanner.done()) throw new StopWalk();
   };
+  // By absolute path: a continuation's walks read the `.gitignore` files above them again.
+  const ignoreSkips = new Map<string, GitignoreSkip>();
   const walkOptions = {
+    onGitignoreSkipped: (absolute: string, skip: GitignoreSkip) => {
+      if (!ignoreSkips.has(absolute)) ignoreSkips.set(absolute, skip);
+    },
     includeHidden: job.includeHidden,
     respectGitignore: job.respectGitignore,
     maxEntries: job.maxWalkEntries,
@@ -216,7 +231,16 @@ export async function runScan(job: ScanJob, hooks: ScanHooks = {}): Promise<Scan
   } finally {
     opener.close();
   }
-  return scanner.result(complete && job.window.kind === "offset", opener.dirsOpened);
+  const result = scanner.result(complete && job.window.kind === "offset", opener.dirsOpened);
+  const [first] = ignoreSkips;
+  if (first) {
+    const shown = path.relative(job.dir, first[0]).split(path.sep).join("/");
+    result.gitignoreSkipped = {
+      gitignore_files: ignoreSkips.size,
+      first_gitignore: { path: shown, ...first[1] },
+    };
+  }
+  return result;
 }
 
 /** Visits the one file a search of a file scans, as the walk would list it. */

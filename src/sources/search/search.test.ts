@@ -3,6 +3,7 @@
  * cursor carries its page parameters, count modes, O(page) continuations in walk order, and
  * confinement per directory.
  */
+import { execFileSync } from "node:child_process";
 import {
   closeSync,
   mkdirSync,
@@ -11,6 +12,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -423,5 +425,69 @@ describe("anchored patterns over the byte pre-scan", () => {
       const page = await search({ pattern, path: "anchors", limit: 1000 });
       expect(page.pagination.total, pattern).toBe(expected);
     }
+  });
+});
+
+describe("search reports the .gitignore files it could not use, as list does", () => {
+  interface Skipped {
+    skipped?: {
+      gitignore_files?: number;
+      first_gitignore?: { path: string; reason: string; limit?: { name: string } };
+    };
+  }
+  const hostile = (name: string, make: (gitignore: string) => void): string => {
+    const base = path.join(dir, "hostile-ignore", name);
+    mkdirSync(base, { recursive: true });
+    writeFileSync(path.join(base, "keep.txt"), "needle keep\n");
+    writeFileSync(path.join(base, "secret.txt"), "needle secret\n");
+    make(path.join(base, ".gitignore"));
+    return `hostile-ignore/${name}`;
+  };
+  let cases: Array<[string, RegExp]> = [];
+  beforeAll(() => {
+    cases = [
+      [hostile("fifo", (g) => execFileSync("mkfifo", [g])), /not a regular file/],
+      [hostile("zero", (g) => symlinkSync("/dev/zero", g)), /symbolic link/],
+      [
+        hostile("huge", (g) => {
+          writeFileSync(g, "secret.txt\n");
+          truncateSync(g, 43 << 20);
+        }),
+        /max_gitignore_bytes/,
+      ],
+    ];
+  });
+
+  it("says which .gitignore was skipped and why (skipped.gitignore_files, first_gitignore)", async () => {
+    for (const [where, reason] of cases) {
+      const page = (await search({ pattern: "needle", path: where })) as Page & Skipped;
+      // Its rules are not applied (secret.txt is searched), and the page says so.
+      expect(page.items.map((i) => i.path).sort()).toEqual(["keep.txt", "secret.txt"]);
+      expect(page.skipped?.gitignore_files, where).toBe(1);
+      expect(page.skipped?.first_gitignore?.path, where).toBe(".gitignore");
+      expect(page.skipped?.first_gitignore?.reason, where).toMatch(reason);
+    }
+    const parent = (await search({ pattern: "needle", path: "hostile-ignore" })) as Page & Skipped;
+    expect(parent.skipped?.gitignore_files).toBe(cases.length);
+    expect(parent.skipped?.first_gitignore?.path).toBe("fifo/.gitignore");
+  });
+
+  it("says so on a page that stopped early and on its continuation too", async () => {
+    const where = cases[0]![0];
+    const first = (await search({ pattern: "needle", path: where, limit: 1 })) as Page & Skipped;
+    expect(first.items).toHaveLength(1);
+    expect(first.next_cursor).not.toBeNull();
+    expect(first.skipped?.gitignore_files).toBe(1);
+    const next = (await search({ cursor: first.next_cursor! })) as Page & Skipped;
+    expect(next.items).toHaveLength(1);
+    expect(next.skipped?.gitignore_files).toBe(1);
+    expect(next.skipped?.first_gitignore?.reason).toMatch(/not a regular file/);
+  });
+
+  it("says nothing when every .gitignore was applied", async () => {
+    const where = hostile("fine", (g) => writeFileSync(g, "secret.txt\n"));
+    const page = (await search({ pattern: "needle", path: where })) as Page & Skipped;
+    expect(page.items.map((i) => i.path)).toEqual(["keep.txt"]);
+    expect(page.skipped).toBeUndefined();
   });
 });

@@ -373,12 +373,16 @@ function totalOf(
   };
 }
 
-/** `,"skipped":{…}` when the scan skipped binary, long-line or unreadable files, else "". */
+/**
+ * `,"skipped":{…}` when the scan skipped binary, long-line or unreadable files, or `.gitignore`
+ * files whose rules it did not apply (`gitignore_files`, `first_gitignore`: as `list` says), else "".
+ */
 function skippedField(result: ScanResult): string {
   const s = result.skipped;
-  return s && (s.binary || s.long_lines || s.unreadable_files || s.unreadable_directories)
-    ? `,"skipped":${JSON.stringify(s)}`
-    : "";
+  const files =
+    s && (s.binary || s.long_lines || s.unreadable_files || s.unreadable_directories) ? s : {};
+  const skipped = { ...files, ...result.gitignoreSkipped };
+  return Object.keys(skipped).length > 0 ? `,"skipped":${JSON.stringify(skipped)}` : "";
 }
 
 /** The page for a scan's result: items, pagination, the next cursor; the largest that fits. */

@@ -79,6 +79,11 @@ export interface WalkOptions {
   readonly after?: string;
   /** Called now and then with the number of directory entries read so far. */
   readonly onProgress?: (entriesRead: number) => void;
+  /**
+   * Called with each `.gitignore` file whose rules are not applied (absolute path) and why, as it
+   * is met: also for a walk that ends by an exception (a search that stops once its page is full).
+   */
+  readonly onGitignoreSkipped?: (absolute: string, skip: GitignoreSkip) => void;
 }
 
 export interface WalkEntry {
@@ -373,8 +378,15 @@ class Walker {
     this.sliceStart = performance.now();
   }
 
-  /** Loads the `.gitignore` of an opened directory; `shown` names it relative to the walked one. */
-  private async loadRules(base: string, shown: string): Promise<GitignoreRules | undefined> {
+  /**
+   * Loads the `.gitignore` of an opened directory (`abs`, read through `base`); `shown` names it
+   * relative to the walked one.
+   */
+  private async loadRules(
+    base: string,
+    abs: string,
+    shown: string,
+  ): Promise<GitignoreRules | undefined> {
     const text = await readGitignore(
       `${base}/.gitignore`,
       this.options.maxGitignoreBytes ?? MAX_GITIGNORE_BYTES,
@@ -393,6 +405,7 @@ class Walker {
     if (!isGitignoreSkip(rules)) return rules;
     this.stats.gitignoreSkipped++;
     this.stats.firstGitignoreSkipped ??= { path: shown, ...rules };
+    this.options.onGitignoreSkipped?.(abs === "/" ? "/.gitignore" : `${abs}/.gitignore`, rules);
     return undefined;
   }
 
@@ -411,7 +424,7 @@ class Walker {
       if (typeof opened === "string") continue;
       try {
         const shown = toSlashes(path.relative(dir, path.join(ancestor, ".gitignore")));
-        const rules = await this.loadRules(opened.base, shown);
+        const rules = await this.loadRules(opened.base, ancestor, shown);
         const rel = toSlashes(path.relative(ancestor, dir));
         if (rules) this.pushRules(rules, rel === "" ? "" : `${rel}/`, 0);
       } finally {
@@ -472,7 +485,7 @@ class Walker {
     const rulesBelow = this.rulesInForce;
     const charsBelow = this.charsInForce;
     if (respectGitignore && dirents.some((d) => d.name === ".gitignore")) {
-      const rules = await this.loadRules(opened.base, `${rel}.gitignore`);
+      const rules = await this.loadRules(opened.base, abs, `${rel}.gitignore`);
       if (rules) this.pushRules(rules, "", rel.length);
     }
     const testing = respectGitignore && this.matchers.length > 0;
