@@ -563,7 +563,10 @@ describe("the commands call the tools without their schemas", () => {
         const next = (text: string) => JSON.parse(text).next_cursor as string | null;
         if (next(mcp) !== null && tool !== "tail") {
           const pageAfter = (cursor: string | null) => server.call(tool, { cursor });
-          expect((await pageAfter(next(cli.stdout))).text).toBe((await pageAfter(next(mcp))).text);
+          // Their cursors too name each one's walk (the second it started), so again by content.
+          const byContent = async (cursor: string | null) =>
+            (await pageAfter(cursor)).text.replace(cursors, "C");
+          expect(await byContent(next(cli.stdout))).toBe(await byContent(next(mcp)));
         }
       }
     } finally {
