@@ -118,4 +118,18 @@ describe("a refusal names the smallest budget above it that returns a page", () 
       { numRuns: 40 },
     );
   });
+
+  it("search: a page whose cursor cannot fit the cap is a limit, with no retry the server would refuse", async () => {
+    const name = `cap${n++}.txt`;
+    writeFileSync(path.join(dir, name), "ERROR a\n".repeat(300));
+    await settled();
+    // The cursor carries the pattern: 60 KB of it cannot fit a page of the 25,000-token cap.
+    const pattern = `ERROR|${"zq".repeat(30_000)}`;
+    const page = await server.call("search", { pattern, path: name, max_tokens: 25_000 });
+    expect(page.isError).toBe(true);
+    expect(page.json.error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
+    expect(page.json.error.limit).toMatchObject({ name: "max_tokens_cap", limit: 25_000 });
+    expect(page.json.error.limit.value).toBeGreaterThan(25_000);
+    expect(page.json.error.retry).toBeUndefined();
+  });
 });

@@ -256,8 +256,29 @@ export async function runSource<A, S, C>(
         cursorBudget = undefined;
       }
     });
-    throw exact ?? (await workingMinimum(err, resolved.values, pageWith));
+    const refusal = exact ?? (await workingMinimum(err, resolved.values, pageWith));
+    const cap = source.params.find((spec) => spec.name === "max_tokens")?.max;
+    throw cap === undefined ? refusal : beyondTheCap(refusal, cap);
   }
+}
+
+/**
+ * A refusal whose smallest working budget is above the server's cap names a budget the server
+ * would lower and refuse again (a page whose cursor must carry a 64 KB pattern): it is a limit
+ * instead, with no retry to suggest.
+ */
+function beyondTheCap(refusal: unknown, cap: number): unknown {
+  if (!(refusal instanceof PagewiseError) || refusal.code !== "BUDGET_TOO_SMALL") return refusal;
+  const minimum = refusal.details.minimum_max_tokens;
+  if (typeof minimum !== "number" || minimum <= cap) return refusal;
+  return new PagewiseError(
+    "RESOURCE_LIMIT_EXCEEDED",
+    `The smallest page of this call needs max_tokens ${minimum}, above the server's cap of ${cap}: its metadata (the cursor carries the call's arguments, such as a pattern) is too large.`,
+    {
+      limit: { name: "max_tokens_cap", limit: cap, value: minimum },
+      hint: "Shorten the arguments the cursor carries (a shorter pattern), or start the server with a larger --max-tokens-cap.",
+    },
+  );
 }
 
 /**
