@@ -58,7 +58,10 @@ describe("a slow search does not starve the others", () => {
         started = resolve;
       });
       for (let i = 0; i < hostileCalls; i++) {
-        const done = () => settled.push(`hostile${i}`);
+        const done = () => {
+          settled.push(`hostile${i}`);
+          started(); // an early end fails the order check below instead of hanging the test
+        };
         s.client
           .callTool(
             { name: "search", arguments: { pattern: HOSTILE_PATTERN, path: "hostile" } },
