@@ -8,31 +8,17 @@
  * matches, which holds every match of the page whatever the other shards found, and the merge
  * orders them by file ordinal (see mergeShards). Pages that stop early run in one worker.
  *
- * Fairness. Shards take only threads free when the scan starts (at least one): a scan never waits
- * for threads another call holds in order to split itself. A scan of a `guarded` pattern (only V8's
- * backtracking engine runs it, which can spend seconds on one line) holds threads under a second
- * bound, MAX_GUARDED_SEARCH_THREADS for every call together, below all threads: whatever such
- * patterns run, another call's search gets a thread at once.
- *
  * Where the compiled worker is missing (tests run on the TypeScript sources), scans run
  * in-process instead (shards one after the other), without the stall guard.
  */
 import os from "node:os";
-import {
-  DEFAULT_SEARCH_STALL_MS,
-  MAX_GUARDED_SEARCH_THREADS,
-  MAX_SCAN_SHARDS,
-  MAX_SHARDED_WINDOW,
-} from "../limits.js";
-import { GuardedWorkers, Slots } from "../pattern/index.js";
+import { DEFAULT_SEARCH_STALL_MS, MAX_SCAN_SHARDS, MAX_SHARDED_WINDOW } from "../limits.js";
+import { GuardedWorkers } from "../pattern/index.js";
 import { type RawMatch, runScan, type ScanJob, type ScanResult, type ScanSkipped } from "./scan.js";
 
 const SHARDS = Math.max(1, Math.min(os.availableParallelism(), MAX_SCAN_SHARDS));
 
 const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_SCAN_SHARDS);
-
-/** Threads held by scans of `guarded` patterns, every call together (taken before a thread). */
-const guardedThreads = new Slots(MAX_GUARDED_SEARCH_THREADS);
 
 export interface RunOptions {
   readonly signal?: AbortSignal;
@@ -46,7 +32,7 @@ export interface RunOptions {
 
 export async function runScanJob(job: ScanJob, options: RunOptions = {}): Promise<ScanResult> {
   const w = job.window;
-  const shards = Math.min(options.shards ?? SHARDS, threadsFree(job, options));
+  const shards = options.shards ?? SHARDS;
   if (
     shards > 1 &&
     w.kind === "offset" &&
@@ -58,14 +44,6 @@ export async function runScanJob(job: ScanJob, options: RunOptions = {}): Promis
   return runOne(job, options);
 }
 
-/** Threads a scan may split over without waiting (at least one; unbounded in-process). */
-function threadsFree(job: ScanJob, options: RunOptions): number {
-  if (options.inProcess || !workers.available()) return Number.POSITIVE_INFINITY;
-  const free = workers.freeThreads();
-  const share = job.pattern.engine === "guarded" ? guardedThreads.free() : free;
-  return Math.max(1, Math.min(free, share));
-}
-
 function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
   if (options.inProcess || !workers.available()) {
     return runScan(job, {
@@ -74,15 +52,13 @@ function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
     });
   }
   const { onProgress } = options;
-  const run = () =>
-    workers.run<ScanResult>(job, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      stallMs: options.stallMs ?? DEFAULT_SEARCH_STALL_MS,
-      ...(onProgress
-        ? { onProgress: (msg) => onProgress(Number(msg.files ?? 0), Number(msg.bytes ?? 0)) }
-        : {}),
-    });
-  return job.pattern.engine === "guarded" ? guardedThreads.run(options.signal, run) : run();
+  return workers.run<ScanResult>(job, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    stallMs: options.stallMs ?? DEFAULT_SEARCH_STALL_MS,
+    ...(onProgress
+      ? { onProgress: (msg) => onProgress(Number(msg.files ?? 0), Number(msg.bytes ?? 0)) }
+      : {}),
+  });
 }
 
 async function runSharded(
