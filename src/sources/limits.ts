@@ -86,6 +86,13 @@ export const MAX_BACKTRACKING_GLOB_WILDCARDS = 3;
 /** How long a guarded pattern job may make no progress before it is stopped (`--search-stall-ms`). */
 export const DEFAULT_SEARCH_STALL_MS = 5000;
 /**
+ * A search scan of a `guarded` pattern (only V8's backtracking engine runs it) is stopped after this
+ * many stall windows in all, progress or not (30 s at the default `--search-stall-ms`): a pattern
+ * that backtracks for a second on every line makes progress, so the stall guard alone would let it
+ * hold its thread for as long as the tree lasts.
+ */
+export const GUARDED_SCAN_STALL_WINDOWS = 6;
+/**
  * How long a `list` walk may make no progress before it is stopped: a directory read that does not
  * return for this long is a file system that does not answer, not a slow tree.
  */

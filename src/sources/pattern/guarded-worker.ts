@@ -23,6 +23,8 @@ import {
 export interface GuardedRunOptions {
   readonly signal?: AbortSignal;
   readonly stallMs?: number;
+  /** Stops the job after this long in all, progress or not (default: no such limit). */
+  readonly budgetMs?: number;
   readonly onProgress?: (message: Record<string, unknown>) => void;
 }
 
@@ -38,6 +40,14 @@ export function stalled(stallMs: number): PagewiseError {
     "RESOURCE_LIMIT_EXCEEDED",
     `The pattern made no progress for ${stallMs} ms and was stopped: it is too expensive on some line (catastrophic backtracking). Simplify the pattern (no lookaround or backreferences runs in linear time), match it as a literal, or narrow the input.`,
     { limit: { name: "search_stall_ms", limit: stallMs, value: stallMs } },
+  );
+}
+
+export function overBudget(budgetMs: number): PagewiseError {
+  return new PagewiseError(
+    "RESOURCE_LIMIT_EXCEEDED",
+    `The pattern ran for ${budgetMs} ms and was stopped: it runs only on the backtracking engine and is too expensive on this input. Simplify the pattern (no lookaround or backreferences runs in linear time), match it as a literal, or narrow the input.`,
+    { limit: { name: "search_guarded_ms", limit: budgetMs, value: budgetMs } },
   );
 }
 
@@ -151,8 +161,10 @@ export class GuardedWorkers {
     const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
     return new Promise<T>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      let budgetTimer: NodeJS.Timeout | undefined;
       const cleanup = () => {
         if (timer) clearTimeout(timer);
+        if (budgetTimer) clearTimeout(budgetTimer);
         worker.off("message", onMessage);
         worker.off("error", onError);
         worker.off("exit", onExit);
@@ -201,6 +213,10 @@ export class GuardedWorkers {
       worker.on("exit", onExit);
       options.signal?.addEventListener("abort", onAbort, { once: true });
       arm();
+      const { budgetMs } = options;
+      if (budgetMs !== undefined) {
+        budgetTimer = setTimeout(() => kill(overBudget(budgetMs)), budgetMs);
+      }
       worker.postMessage(job);
     });
   }

@@ -12,7 +12,12 @@
  * in-process instead (shards one after the other), without the stall guard.
  */
 import os from "node:os";
-import { DEFAULT_SEARCH_STALL_MS, MAX_SCAN_SHARDS, MAX_SHARDED_WINDOW } from "../limits.js";
+import {
+  DEFAULT_SEARCH_STALL_MS,
+  GUARDED_SCAN_STALL_WINDOWS,
+  MAX_SCAN_SHARDS,
+  MAX_SHARDED_WINDOW,
+} from "../limits.js";
 import { GuardedWorkers } from "../pattern/index.js";
 import { type RawMatch, runScan, type ScanJob, type ScanResult, type ScanSkipped } from "./scan.js";
 
@@ -52,9 +57,11 @@ function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
     });
   }
   const { onProgress } = options;
+  const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
   return workers.run<ScanResult>(job, {
     ...(options.signal ? { signal: options.signal } : {}),
-    stallMs: options.stallMs ?? DEFAULT_SEARCH_STALL_MS,
+    stallMs,
+    ...(job.pattern.engine === "guarded" ? { budgetMs: stallMs * GUARDED_SCAN_STALL_WINDOWS } : {}),
     ...(onProgress
       ? { onProgress: (msg) => onProgress(Number(msg.files ?? 0), Number(msg.bytes ?? 0)) }
       : {}),
