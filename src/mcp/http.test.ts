@@ -9,6 +9,31 @@ import { type HttpServerHandle, type LogEntry, Semaphore, startHttpServer } from
 import { isLoopbackHost, parseListenAddress } from "./listen.js";
 import { createEngine } from "./server.js";
 
+/** A 2026-07-28 `server/discover` request over plain HTTP, with `headers` added. */
+function discoverAt(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "server/discover",
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+}
+
 describe("parseListenAddress", () => {
   it("reads [HOST:]PORT", () => {
     expect(parseListenAddress("8080")).toEqual({ host: "127.0.0.1", port: 8080 });
@@ -111,26 +136,7 @@ describe("startHttpServer limits", () => {
   });
 
   it("answers server/discover with 2026-07-28, the tools capability and the caller's roots", async () => {
-    const response = await fetch(server.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "server/discover",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "server/discover",
-        params: {
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      }),
-    });
+    const response = await discoverAt(server.url);
     expect(response.status).toBe(200);
     const { result }: any = await response.json();
     expect(result.supportedVersions).toContain("2026-07-28");
@@ -289,28 +295,7 @@ describe("startHttpServer with an auth file", () => {
       settings: { defaultMaxTokens: 8000, maxTokensCap: 100_000, maxReadTokens: 25_000 },
     });
     const server = await startHttpServer({ engine, port: 0, verifier, log: () => {} });
-    const discover = () =>
-      fetch(server.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          authorization: "Bearer ta",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "server/discover",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "server/discover",
-          params: {
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": {},
-            },
-          },
-        }),
-      });
+    const discover = () => discoverAt(server.url, { authorization: "Bearer ta" });
     try {
       expect((await discover()).status).toBe(200);
       rmSync(auth);

@@ -602,25 +602,10 @@ async function authenticate(
   const verifier = state.options.verifier;
   if (!verifier) return state.options.anonymous!;
   const token = bearerToken(req.headers.authorization);
-  if (verifier.unavailable?.() !== undefined) {
-    // Fail closed: the verifier has no identities (e.g. its auth file is gone); it logged why.
-    entry.outcome = "unauthorized";
-    send(
-      state,
-      res,
-      401,
-      rpcError(
-        -32001,
-        "Unauthorized: this server accepts no token right now (its identities are unavailable); ask its operator.",
-      ),
-      {
-        "WWW-Authenticate": `Bearer resource_metadata="${baseUrl(state, req)}${METADATA_PATH}", error="invalid_token"`,
-      },
-    );
-    return undefined;
-  }
+  // Fail closed: a verifier with no identities (e.g. its auth file is gone) logged why.
+  const unavailable = verifier.unavailable?.() !== undefined;
   let verified: Caller | undefined;
-  if (token !== undefined) {
+  if (token !== undefined && !unavailable) {
     try {
       verified = await verifier.verify(token);
     } catch (err) {
@@ -645,12 +630,14 @@ async function authenticate(
       401,
       rpcError(
         -32001,
-        token === undefined
-          ? "Unauthorized: send Authorization: Bearer TOKEN."
-          : "Unauthorized: the bearer token is not valid for this server.",
+        unavailable
+          ? "Unauthorized: this server accepts no token right now (its identities are unavailable); ask its operator."
+          : token === undefined
+            ? "Unauthorized: send Authorization: Bearer TOKEN."
+            : "Unauthorized: the bearer token is not valid for this server.",
       ),
       {
-        "WWW-Authenticate": `Bearer resource_metadata="${metadata}"${token === undefined ? "" : ', error="invalid_token"'}`,
+        "WWW-Authenticate": `Bearer resource_metadata="${metadata}"${token === undefined && !unavailable ? "" : ', error="invalid_token"'}`,
       },
     );
     return undefined;

@@ -145,7 +145,10 @@ export interface LargestFit {
 export const WHOLE_REST_UNITS = 4096;
 
 /** `found`, or the page holding everything up to `limit` when that is near and fits too. */
-function withWholeRest(found: Fitted, fit: LargestFit): Fitted {
+function withWholeRest(
+  found: Fitted,
+  fit: Pick<LargestFit, "limit" | "wholeRest" | "render" | "estimator" | "maxTokens">,
+): Fitted {
   const { limit, wholeRest = 0 } = fit;
   if (found.amount >= limit || limit - found.amount > wholeRest) return found;
   const text = fit.render(limit);
@@ -914,11 +917,10 @@ export function fitItemCount(
   layout?: ItemPageLayout,
   counted?: ItemCheckpoints,
 ): Fitted {
-  const fitted = fitItemCut(available, maxTokens, estimator, render, itemCost, layout, counted);
-  if (fitted.amount >= available || available - fitted.amount > WHOLE_REST_ITEMS) return fitted;
-  const text = render(available);
-  const tokens = estimator.count(text);
-  return tokens <= maxTokens ? { amount: available, text, tokens } : fitted;
+  return withWholeRest(
+    fitItemCut(available, maxTokens, estimator, render, itemCost, layout, counted),
+    { limit: available, wholeRest: WHOLE_REST_ITEMS, render, estimator, maxTokens },
+  );
 }
 
 /** Items of rest up to which an item fit counts the page holding them all (see WHOLE_REST_UNITS). */
