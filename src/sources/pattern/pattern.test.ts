@@ -105,6 +105,22 @@ describe("compilePattern: engines", () => {
     }
   });
 
+  it("refuses a program over max_pattern_program on every engine, the guarded one included", () => {
+    // The first RE2 would run (a count of 1000 over 201 atoms); the second only V8 could (RE2
+    // refuses a product of counts over 1000).
+    for (const big of [`(?:${"ab".repeat(100)}\\d){1000}`, "(?:a{1000}){1000}"]) {
+      try {
+        compilePattern(big, false, "smart");
+        expect.unreachable(big);
+      } catch (err) {
+        expect(isPagewiseError(err) && err.code).toBe("RESOURCE_LIMIT_EXCEEDED");
+        expect(isPagewiseError(err) && err.details.limit).toMatchObject({
+          name: "max_pattern_program",
+        });
+      }
+    }
+  });
+
   it("hostile patterns run in linear time on re2js or V8 (bounded), with JavaScript's answers", () => {
     const text = `${"a".repeat(5000)}b`;
     const cases: Array<[string, string]> = [

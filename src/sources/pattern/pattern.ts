@@ -142,17 +142,18 @@ export function compilePattern(
   // Only u-mode patterns are translated: without `u`, V8 reads escapes and case folding by the
   // older rules, which RE2 does not share.
   const re2Source = shape ? toRe2Source(source, !caseSensitive) : undefined;
+  const weight = re2Source === undefined ? 0 : re2Weight(re2Source);
+  if (weight > MAX_PATTERN_PROGRAM) {
+    // Its program is very large (`(?:a{1000}){1000}`: counts multiply): whichever engine ran it,
+    // RE2 or V8 in the guarded worker (counts RE2 refuses), would compile code of a similar size,
+    // in the heap of each thread scanning.
+    throw new PagewiseError(
+      "RESOURCE_LIMIT_EXCEEDED",
+      `${argument} compiles to a program of about ${weight} instructions, more than the ${MAX_PATTERN_PROGRAM} a pattern may compile to (repetition counts multiply). Use smaller counts, or a literal.`,
+      { limit: { name: "max_pattern_program", limit: MAX_PATTERN_PROGRAM, value: weight } },
+    );
+  }
   if (re2Source !== undefined && shape?.re2Repeats) {
-    const weight = re2Weight(re2Source);
-    if (weight > MAX_PATTERN_PROGRAM) {
-      // RE2 reads it the same way but its program is very large (`(?:[a-z]{30}){30}`): V8 would
-      // compile it too, into code of a similar size, in the worker's heap.
-      throw new PagewiseError(
-        "RESOURCE_LIMIT_EXCEEDED",
-        `${argument} compiles to a program of about ${weight} instructions, more than the ${MAX_PATTERN_PROGRAM} the linear-time engine takes (repetition counts multiply). Use smaller counts, or a literal.`,
-        { limit: { name: "max_pattern_program", limit: MAX_PATTERN_PROGRAM, value: weight } },
-      );
-    }
     return { ...common, engine: "linear", re2Source, weight, reachUnits: 0 };
   }
   return { ...common, engine: "guarded", weight: Number.POSITIVE_INFINITY, reachUnits: 0 };
