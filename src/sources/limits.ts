@@ -102,6 +102,16 @@ export const LIST_STALL_MS = 30_000;
  * of calls queues for threads instead of starting one each, and memory stays bounded.
  */
 export const MAX_LIVE_WORKERS = Math.max(2, Math.min(os.availableParallelism(), 4));
+/**
+ * Worker threads that scans of a pattern only V8's backtracking engine runs (`guarded`) may hold at
+ * once, every call together: half of MAX_LIVE_WORKERS, rounded up and below it. Such a scan can
+ * spend seconds on one line, so the rest stays free: another call's search starts at once whatever
+ * patterns are running. Guarded searches beyond this many wait for one another, not the others.
+ */
+export const MAX_GUARDED_SEARCH_THREADS = Math.max(
+  1,
+  Math.min(MAX_LIVE_WORKERS - 1, Math.ceil(MAX_LIVE_WORKERS / 2)),
+);
 /** Young generation of a worker thread, in MiB: V8's default is several times larger. */
 export const WORKER_YOUNG_GENERATION_MB = 4;
 /**

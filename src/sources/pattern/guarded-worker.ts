@@ -57,6 +57,11 @@ export class Slots {
   private readonly waiting: Array<() => void> = [];
   constructor(private readonly max: number) {}
 
+  /** Slots that a call would get now, without waiting. */
+  free(): number {
+    return this.max - this.live;
+  }
+
   async acquire(signal: AbortSignal | undefined): Promise<void> {
     signal?.throwIfAborted();
     if (this.live < this.max) {
@@ -118,6 +123,11 @@ export class GuardedWorkers {
     private readonly slots: Slots = liveThreads,
     private readonly heapMb: number = WORKER_HEAP_MB,
   ) {}
+
+  /** Threads that a job would get now, without waiting. */
+  freeThreads(): number {
+    return this.slots.free();
+  }
 
   run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
     return this.slots.run(options.signal, () => this.runNow<T>(job, options));

@@ -8,6 +8,12 @@
  * matches, which holds every match of the page whatever the other shards found, and the merge
  * orders them by file ordinal (see mergeShards). Pages that stop early run in one worker.
  *
+ * Fairness. Shards take only threads free when the scan starts (at least one): a scan never waits
+ * for threads another call holds in order to split itself. A scan of a `guarded` pattern (only V8's
+ * backtracking engine runs it, which can spend seconds on one line) holds threads under a second
+ * bound, MAX_GUARDED_SEARCH_THREADS for every call together, below all threads: whatever such
+ * patterns run, another call's search gets a thread at once.
+ *
  * Where the compiled worker is missing (tests run on the TypeScript sources), scans run
  * in-process instead (shards one after the other), without the stall guard.
  */
@@ -15,15 +21,19 @@ import os from "node:os";
 import {
   DEFAULT_SEARCH_STALL_MS,
   GUARDED_SCAN_STALL_WINDOWS,
+  MAX_GUARDED_SEARCH_THREADS,
   MAX_SCAN_SHARDS,
   MAX_SHARDED_WINDOW,
 } from "../limits.js";
-import { GuardedWorkers } from "../pattern/index.js";
+import { GuardedWorkers, Slots } from "../pattern/index.js";
 import { type RawMatch, runScan, type ScanJob, type ScanResult, type ScanSkipped } from "./scan.js";
 
 const SHARDS = Math.max(1, Math.min(os.availableParallelism(), MAX_SCAN_SHARDS));
 
 const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_SCAN_SHARDS);
+
+/** Threads held by scans of `guarded` patterns, every call together (taken before a thread). */
+const guardedThreads = new Slots(MAX_GUARDED_SEARCH_THREADS);
 
 export interface RunOptions {
   readonly signal?: AbortSignal;
@@ -37,7 +47,7 @@ export interface RunOptions {
 
 export async function runScanJob(job: ScanJob, options: RunOptions = {}): Promise<ScanResult> {
   const w = job.window;
-  const shards = options.shards ?? SHARDS;
+  const shards = Math.min(options.shards ?? SHARDS, threadsFree(job, options));
   if (
     shards > 1 &&
     w.kind === "offset" &&
@@ -49,6 +59,14 @@ export async function runScanJob(job: ScanJob, options: RunOptions = {}): Promis
   return runOne(job, options);
 }
 
+/** Threads a scan may split over without waiting (at least one; unbounded in-process). */
+function threadsFree(job: ScanJob, options: RunOptions): number {
+  if (options.inProcess || !workers.available()) return Number.POSITIVE_INFINITY;
+  const free = workers.freeThreads();
+  const share = job.pattern.engine === "guarded" ? guardedThreads.free() : free;
+  return Math.max(1, Math.min(free, share));
+}
+
 function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
   if (options.inProcess || !workers.available()) {
     return runScan(job, {
@@ -58,14 +76,17 @@ function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
   }
   const { onProgress } = options;
   const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
-  return workers.run<ScanResult>(job, {
-    ...(options.signal ? { signal: options.signal } : {}),
-    stallMs,
-    ...(job.pattern.engine === "guarded" ? { budgetMs: stallMs * GUARDED_SCAN_STALL_WINDOWS } : {}),
-    ...(onProgress
-      ? { onProgress: (msg) => onProgress(Number(msg.files ?? 0), Number(msg.bytes ?? 0)) }
-      : {}),
-  });
+  const guarded = job.pattern.engine === "guarded";
+  const run = () =>
+    workers.run<ScanResult>(job, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      stallMs,
+      ...(guarded ? { budgetMs: stallMs * GUARDED_SCAN_STALL_WINDOWS } : {}),
+      ...(onProgress
+        ? { onProgress: (msg) => onProgress(Number(msg.files ?? 0), Number(msg.bytes ?? 0)) }
+        : {}),
+    });
+  return guarded ? guardedThreads.run(options.signal, run) : run();
 }
 
 async function runSharded(

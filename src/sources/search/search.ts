@@ -35,6 +35,7 @@ import {
   DEFAULT_MAX_CHARS_PER_MATCH,
   DEFAULT_MAX_WALK_ENTRIES,
   DEFAULT_SEARCH_LIMIT,
+  MAX_GUARDED_SEARCH_THREADS,
   MAX_LIVE_WORKERS,
   MAX_SEARCH_LIMIT,
 } from "../limits.js";
@@ -233,6 +234,13 @@ function queryOf(args: SearchArgs): SearchQuery {
  */
 const searches = new Slots(MAX_LIVE_WORKERS);
 
+/**
+ * Searches of a `guarded` pattern in progress at once. Such a search leaves `searches` once its
+ * pattern is compiled and waits here: however many a caller sends, they hold no slot the others
+ * need (their threads are bounded the same way, see pool.ts).
+ */
+const guardedSearches = new Slots(MAX_GUARDED_SEARCH_THREADS);
+
 /** The `search` source: cursors carrying the budget and the limit. */
 export function createSearchSource(
   options: SearchOptions,
@@ -246,14 +254,36 @@ export function createSearchSource(
     readState: readSearchState,
     writeState: (w, state, ctx) => writeSearchState(w, ctx, state),
     conflictWith,
-    page: (request) => searches.run(request.context.signal, () => searchPage(request, options)),
+    page: (request) => searchInSlot(request, options),
   };
+}
+
+/** A page under a slot of `searches`, or of `guardedSearches` once its pattern is known guarded. */
+async function searchInSlot(request: SearchPageRequest, options: SearchOptions): Promise<string> {
+  const signal = request.context.signal;
+  await searches.acquire(signal);
+  let held: Slots | undefined = searches;
+  const toGuarded = async () => {
+    searches.release();
+    held = undefined;
+    await guardedSearches.acquire(signal);
+    held = guardedSearches;
+  };
+  try {
+    return await searchPage(request, options, toGuarded);
+  } finally {
+    held?.release();
+  }
 }
 
 type SearchPageRequest = PageRequest<SearchArgs, SearchState, SourceContext>;
 
 /** One page of matches as the contract's JSON text. */
-async function searchPage(request: SearchPageRequest, options: SearchOptions): Promise<string> {
+async function searchPage(
+  request: SearchPageRequest,
+  options: SearchOptions,
+  toGuarded: () => Promise<void>,
+): Promise<string> {
   const { context: ctx, args, state } = request;
   const roots = ctx.caller.roots;
   const query = state?.query ?? queryOf(args);
@@ -264,6 +294,7 @@ async function searchPage(request: SearchPageRequest, options: SearchOptions): P
     : { kind: "offset", offset: args.offset ?? 0, limit };
   const compiled = compilePattern(query.pattern, query.literal, query.caseMode);
   compileGlob(query.glob);
+  if (compiled.engine === "guarded") await toGuarded();
   const target = await resolveTarget(roots, state ? state.absolute : args.path, state?.file);
   const dir = target.dir;
   const rootDir = roots.dirs[dir.rootIndex]!;
