@@ -99,7 +99,7 @@ let cleanup: () => void;
 let clone: string;
 let content: string;
 let env: Record<string, string>;
-let port: number;
+let port = 8080; // chosen anew just before the README's server line runs
 const servers: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -119,7 +119,6 @@ beforeAll(async () => {
     npm_config_prefix: prefix,
     PATH: [path.join(prefix, "bin"), ...userPath].join(path.delimiter),
   });
-  port = await freePort();
 });
 afterAll(() => {
   for (const server of servers) server.kill();
@@ -181,8 +180,12 @@ function claudeServer(words: string[]): Command | { url: string } {
   return { command: command!, args, env: { ...env, ...serverEnv }, cwd: work };
 }
 
-/** Runs one line of an `sh` block the way its kind asks; returns what it did, for the tally. */
-async function runLine(line: string): Promise<string> {
+/**
+ * Runs one line of an `sh` block the way its kind asks; returns what it did, for the tally. The
+ * line is substituted as it runs, so the HTTP server's port is chosen just before it listens.
+ */
+async function runLine(readmeLine: string): Promise<string> {
+  const line = substituted(readmeLine);
   const first = /^\s*(\S+)/.exec(line)![1];
   if (first !== "claude" && first !== "code" && first !== "pagewise") {
     const run = spawnSync("sh", ["-c", line], { cwd: clone, env, encoding: "utf8" });
@@ -209,8 +212,16 @@ async function runLine(line: string): Promise<string> {
     "serve",
     "--http",
   ]);
-  await startHttpServer(words);
-  return "pagewise serve --http";
+  // The port was free when chosen, but a parallel test may take it before the server binds.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await startHttpServer(shellWords(substituted(readmeLine), env));
+      return "pagewise serve --http";
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes("EADDRINUSE")) throw error;
+    }
+  }
 }
 
 /** Every server a client-configuration JSON names, started and driven as that client would. */
@@ -258,7 +269,7 @@ describe("the README's install commands", () => {
           continue;
         }
         expect(block.lang, block.body).toBe("sh");
-        for (const line of substituted(block.body).split("\n")) {
+        for (const line of block.body.split("\n")) {
           if (line.trim() === "" || line.trim().startsWith("#")) continue;
           done.push(await runLine(line));
         }
