@@ -5,7 +5,7 @@
  * that ends the result needs no room for a cursor, so a file whose whole answer fits is answered
  * whole. `read` and `search` are checked on the first page and on continuations.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -115,6 +115,35 @@ describe("a refusal names the smallest budget above it that returns a page", () 
         expect(exact.isError, exact.text).toBe(false);
         expect(exact.json.content).toBe(whole.json.content);
       }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("read: a walk started at the smallest budget that works finishes at it, deep paths included", async () => {
+    const dirsArb = fc.array(fc.stringMatching(/^[a-z0-9é中]{1,12}$/), { maxLength: 40 });
+    await fc.assert(
+      fc.asyncProperty(
+        dirsArb,
+        fc.array(textArb, { minLength: 1, maxLength: 8 }).map((parts) => parts.join("")),
+        async (dirs, text) => {
+          const name = path.join(...dirs, `walk${n++}.txt`);
+          mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+          writeFileSync(path.join(dir, name), text);
+          await settled();
+          const refused = await server.call("read", { path: name, max_tokens: 1 });
+          const named = refused.json.error.minimum_max_tokens;
+          let page = await server.call("read", { path: name, max_tokens: named });
+          let content = "";
+          for (let pages = 1; ; pages++) {
+            expect(page.isError, `page ${pages} at ${named}: ${page.text}`).toBe(false);
+            expect(estimator.count(page.text)).toBeLessThanOrEqual(named);
+            content += page.json.content;
+            if (page.json.next_cursor === null) break;
+            page = await server.call("read", { cursor: page.json.next_cursor });
+          }
+          expect(content).toBe(text);
+        },
+      ),
       { numRuns: 40 },
     );
   });

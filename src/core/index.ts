@@ -54,6 +54,7 @@ export {
   WHOLE_REST_ITEMS,
   WHOLE_REST_UNITS,
 } from "./fit/fit.js";
+export { reservingWalk, type WalkReserve } from "./fit/walk-reserve.js";
 export {
   type ByteSource,
   fileByteSource,

@@ -52,3 +52,13 @@ export const FINE_RACY_WINDOW_NS = 50_000_000n;
 export const SETTLE_ATTEMPTS = 3;
 /** Entries kept in the per-process version cache. */
 export const VERSION_CACHE_ENTRIES = 4096;
+/**
+ * Tokens a page that carries a cursor leaves unused when its call set the budget (a first call, or
+ * a continuation passing `max_tokens`), so that the walk can go on at that budget: the smallest page
+ * further on can cost a little more than this one's. This much for the page (its first character,
+ * numbers that grow), and WALK_RESERVE_TOKENS_PER_CURSOR for each cursor it holds: a cursor's
+ * position bytes and MAC change from page to page, and their characters cost more or less.
+ */
+export const WALK_RESERVE_TOKENS = 8;
+/** See WALK_RESERVE_TOKENS. Measured: a cursor of the walks in the conformance suite varies by ±6. */
+export const WALK_RESERVE_TOKENS_PER_CURSOR = 8;

@@ -5,6 +5,7 @@ import {
   type FileVersions,
   MAX_TOKENS_PARAM,
   type PageParam,
+  reservingWalk,
   runSource,
   type Source,
 } from "../core/index.js";
@@ -66,7 +67,15 @@ export function runTool<A, S>(
 ): Promise<string> {
   return runSource(
     source,
-    { codec: ctx.codec, identity: ctx.caller.identity, context: ctx },
+    {
+      codec: ctx.codec,
+      identity: ctx.caller.identity,
+      context: ctx,
+      reservingWalk: (context, reserve) => ({
+        ...context,
+        estimator: reservingWalk(context.estimator, reserve),
+      }),
+    },
     args,
     cursor,
     given,

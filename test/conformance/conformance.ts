@@ -11,7 +11,11 @@
  * - a cursor with an argument that conflicts with it is INVALID_ARGUMENT;
  * - bad numbers are INVALID_ARGUMENT, a budget over the cap is lowered and reported;
  * - the one paging rule: passing `next_cursor` alone, as `cursor`, until it is null walks the
- *   whole result, and the tool's own end fields agree with it.
+ *   whole result, and the tool's own end fields agree with it;
+ * - budgets exact: for a first call and a continuation, the budgets that return a page are
+ *   exactly those from the one a refusal names;
+ * - a walk started at that smallest budget goes on at it (the page's own metadata grows along a
+ *   walk: WALK_RESERVE_TOKENS covers it).
  *
  * A case may skip a promise, always with the reason (`skip`).
  */
@@ -30,6 +34,8 @@ export const PROMISES = [
   "conflicting",
   "numbers",
   "one-rule",
+  "threshold",
+  "walk-at-threshold",
 ] as const;
 export type PromiseName = (typeof PROMISES)[number];
 
@@ -95,6 +101,15 @@ function errorCode(outcome: { isError: boolean; json: Page; text: string }): str
   expect(outcome.isError, outcome.text).toBe(true);
   return outcome.json.error.code;
 }
+
+/** Budgets above a threshold checked to work (each a call). */
+const ABOVE_THRESHOLD = 40;
+/** Budgets below a threshold checked to be refused with it. */
+const BELOW_THRESHOLD = 12;
+/** Longer than the racy window of a file system with fine timestamps (FINE_RACY_WINDOW_NS). */
+const SETTLE_MS = 120;
+/** Pages of a walk at the threshold budget checked (a walk one unit per page can be long). */
+const THRESHOLD_WALK_PAGES = 300;
 
 /** Flips one character of a cursor (the MAC must catch it). */
 function tamper(cursor: string): string {
@@ -229,6 +244,56 @@ export function runSourceConformance(c: ConformanceCase): void {
         const want = c.expected(dir);
         if (c.ordered) expect(got.join("")).toBe(want.join(""));
         else expect([...got].sort()).toEqual([...want].sort());
+      },
+    );
+
+    /** The threshold a refusal of `args` names, checked against the budgets around it. */
+    const threshold = async (args: Record<string, unknown>): Promise<number> => {
+      const refused = await server.call(c.tool, { ...args, max_tokens: 1 });
+      expect(errorCode(refused)).toBe("BUDGET_TOO_SMALL");
+      const named: number = refused.json.error.minimum_max_tokens;
+      for (let budget = Math.max(1, named - BELOW_THRESHOLD); budget < named; budget++) {
+        const below = await server.call(c.tool, { ...args, max_tokens: budget });
+        expect(errorCode(below), `max_tokens ${budget} under ${named}`).toBe("BUDGET_TOO_SMALL");
+        expect(below.json.error.minimum_max_tokens).toBe(named);
+      }
+      for (let budget = named; budget < named + ABOVE_THRESHOLD; budget++) {
+        const page = await server.call(c.tool, { ...args, max_tokens: budget });
+        expect(page.isError, `max_tokens ${budget} from ${named}: ${page.text}`).toBe(false);
+        expect(server.estimator.count(page.text)).toBeLessThanOrEqual(budget);
+      }
+      return named;
+    };
+
+    /** Waits out the provisional versions of files the fixture wrote a moment ago. */
+    const settled = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+
+    test(
+      "threshold",
+      "the budgets that return a page are exactly those from the one a refusal names",
+      async () => {
+        // A file written a moment ago has a provisional version, whose cursors cost a token
+        // more or less than the settled one's (the "changed" promise rewrote the fixture).
+        await settled();
+        await threshold(c.first);
+        await threshold((await firstPage()).next);
+      },
+    );
+
+    test(
+      "walk-at-threshold",
+      "a walk started at the smallest budget that works goes on at it",
+      async () => {
+        await settled();
+        const refused = await server.call(c.tool, { ...c.first, max_tokens: 1 });
+        const named: number = refused.json.error.minimum_max_tokens;
+        let page = await server.call(c.tool, { ...c.first, max_tokens: named });
+        for (let pages = 1; pages < THRESHOLD_WALK_PAGES; pages++) {
+          expect(page.isError, `page ${pages} at max_tokens ${named}: ${page.text}`).toBe(false);
+          const cursor = page.json.next_cursor;
+          if (cursor === null) break;
+          page = await server.call(c.tool, { cursor });
+        }
       },
     );
   });

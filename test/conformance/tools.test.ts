@@ -11,6 +11,13 @@ function line(i: number, tag = "v1"): string {
   return `${tag} line ${String(i).padStart(4, "0")} "quoted" \\ tab\t naïve 中文 ${"x".repeat(i % 50)}`;
 }
 const LINES = 300;
+/**
+ * Why an item tool's walk may need more than the budget it started at: the walk reserve covers a
+ * page's own metadata (cursor, numbers, one character), and `read` and `tail` clamp what does not
+ * fit, but an entry, match or value further on can be larger than the first by more than that.
+ */
+const LARGER_ITEM_FURTHER_ON =
+  "an entry, match or value further on can cost more than the first by more than the walk reserve; the refusal then names the budget to pass with the cursor";
 const text = (tag = "v1") => Array.from({ length: LINES }, (_, i) => `${line(i, tag)}\n`).join("");
 
 runSourceConformance({
@@ -32,6 +39,7 @@ runSourceConformance({
   skip: {
     changed:
       "list continues by key-set on the current tree: entries added or removed between pages are the contract's expected result, reported by version",
+    "walk-at-threshold": LARGER_ITEM_FURTHER_ON,
   },
   setup: (dir) => {
     for (let d = 0; d < 6; d++) {
@@ -66,6 +74,7 @@ const searchFile = (f: number, tag = "v1") =>
 
 runSourceConformance({
   tool: "search",
+  skip: { "walk-at-threshold": LARGER_ITEM_FURTHER_ON },
   setup: (dir) => {
     mkdirSync(path.join(dir, "src"), { recursive: true });
     for (let f = 0; f < MATCH_FILES; f++)
@@ -103,6 +112,7 @@ runSourceConformance({
 runSourceConformance({
   tool: "search",
   name: "search of one file",
+  skip: { "walk-at-threshold": LARGER_ITEM_FURTHER_ON },
   setup: (dir) => {
     mkdirSync(path.join(dir, "src"), { recursive: true });
     writeFileSync(path.join(dir, "src", "f0.txt"), searchFile(0));
@@ -155,6 +165,7 @@ const jsonl = (tag = "v1") => Array.from({ length: ROWS }, (_, i) => `${row(i, t
 
 runSourceConformance({
   tool: "json_read",
+  skip: { "walk-at-threshold": LARGER_ITEM_FURTHER_ON },
   setup: (dir) => writeFileSync(path.join(dir, "rows.jsonl"), jsonl()),
   first: { path: "rows.jsonl", language: "jsonpath", query: "$[*].name", max_items: 1000 },
   budget: 500,

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { defaultEstimator } from "../estimate/default.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
 import { CursorCodec, cursorKeyFromSecret, ephemeralCursorKey } from "./codec.js";
 
@@ -53,13 +54,45 @@ describe("CursorCodec", () => {
   const codec = new CursorCodec({ key });
   const payload = new ByteWriter().string("src/a.ts").uint(123456).finish();
 
-  it("round-trips a payload in a short url-safe string", () => {
+  it("round-trips a payload and a budget in a short url-safe string", () => {
     const cursor = codec.encode("read", "anonymous", payload);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(cursor.length).toBeLessThan(50);
-    const r = codec.decode("read", "anonymous", cursor);
+    const { reader: r, budget } = codec.decodeWithBudget("read", "anonymous", cursor);
+    expect(budget).toBeUndefined();
     expect(r.string()).toBe("src/a.ts");
     expect(r.uint()).toBe(123456);
+    for (const carried of [0, 180, 25_000, 99_999, 100_000, Number.MAX_SAFE_INTEGER]) {
+      const withBudget = codec.encode("read", "anonymous", payload, carried);
+      expect(withBudget.startsWith(`${cursor}.`)).toBe(true);
+      expect(codec.decodeWithBudget("read", "anonymous", withBudget).budget).toBe(carried);
+    }
+  });
+
+  it("costs the same for every budget below 100,000, in the tokenizers' digit groups", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 99_999 }), (carried) => {
+        const page = (b: number) =>
+          `{"next_cursor":${JSON.stringify(codec.encode("read", "a", payload, b))}}`;
+        expect(defaultEstimator.count(page(carried))).toBe(defaultEstimator.count(page(1)));
+      }),
+    );
+  });
+
+  it("refuses any other spelling of the budget, a budget changed, and one cut off", () => {
+    const cursor = codec.encode("read", "alice", payload, 180);
+    const [text, digits] = cursor.split(".") as [string, string];
+    const check = digits.slice(5);
+    for (const budget of ["180", "0180", "000000180", "00181", "9".repeat(30)]) {
+      expect(() => codec.decode("read", "alice", `${text}.${budget}${check}`)).toThrow(
+        expect.objectContaining({ code: "INVALID_CURSOR" }),
+      );
+    }
+    for (const cut of [`${text}.`, `${text}.${digits.slice(1)}`, `${text}.${check}`]) {
+      expect(() => codec.decode("read", "alice", cut)).toThrow(
+        expect.objectContaining({ code: "INVALID_CURSOR" }),
+      );
+    }
   });
 
   it("binds the tool and the identity", () => {
@@ -73,10 +106,15 @@ describe("CursorCodec", () => {
   });
 
   it("detects every single-character change", () => {
-    const cursor = codec.encode("read", "alice", payload);
+    const cursor = codec.encode("read", "alice", payload, 500);
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const digits = "0123456789";
     for (let i = 0; i < cursor.length; i++) {
-      const replacement = alphabet[(alphabet.indexOf(cursor[i]!) + 17) % 64]!;
+      if (i === cursor.indexOf(".")) continue;
+      const replacement =
+        i > cursor.indexOf(".")
+          ? digits[(digits.indexOf(cursor[i]!) + 3) % 10]!
+          : alphabet[(alphabet.indexOf(cursor[i]!) + 17) % 64]!;
       const forged = cursor.slice(0, i) + replacement + cursor.slice(i + 1);
       expect(() => codec.decode("read", "alice", forged)).toThrow(
         expect.objectContaining({ code: "INVALID_CURSOR" }),
@@ -91,13 +129,17 @@ describe("CursorCodec", () => {
         fc.integer({ min: 0, max: 63 }),
         (bytes, pick) => {
           const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-          const cursor = codec.encode("read", "alice", bytes);
+          const cursor = codec.encode("read", "alice", bytes, pick * 1000);
           expect(() => codec.decode("read", "alice", cursor)).not.toThrow();
+          const [text, digits] = cursor.split(".") as [string, string];
           const spellings = [
-            cursor + alphabet[pick]!,
-            cursor.slice(0, -1) + alphabet[pick]!,
-            `${cursor}=`,
-            `${cursor}==`,
+            `${text + alphabet[pick]!}.${digits}`,
+            `${text.slice(0, -1) + alphabet[pick]!}.${digits}`,
+            `${text}=.${digits}`,
+            `${text}==.${digits}`,
+            `${cursor}${pick % 10}`,
+            `${text}.0${digits}`,
+            `${text}${digits}`,
           ];
           for (const other of spellings) {
             if (other === cursor) continue;

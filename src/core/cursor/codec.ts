@@ -7,6 +7,15 @@
  * cursor is bound to its tool and caller without spending bytes on them: a cursor replayed by
  * another identity or passed to another tool fails the MAC check. The payload is the source's own
  * (path, position, version, …), written with `ByteWriter`.
+ *
+ * A cursor that carries a page budget other than the default has it after a dot, in decimal:
+ * `…mac.BBBBBCCCCC`, the budget zero-padded to BUDGET_DIGITS and CHECK_DIGITS of a second MAC
+ * over the bytes and the budget. Why not inside the bytes: a page is charged for its cursor, and
+ * random base64 of other bytes costs ±16 tokens from one budget to the next, so a budget could be
+ * refused between two that work. Digits of a fixed width cost the same in every tokenizer pagewise
+ * counts with (they cut digits into groups by length alone), so the cursors of a page differ in
+ * cost by nothing from one budget to the next. The check digits make a changed budget fail the
+ * check (a change that would only give the caller the page size it could pass anyway).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { PagewiseError } from "../errors.js";
@@ -15,6 +24,11 @@ import { ByteReader } from "./bytes.js";
 
 const FORMAT = 1;
 const MAC_BYTES = 10;
+/** A budget is written zero-padded to this many digits (wider only from 100,000 on). */
+const BUDGET_DIGITS = 5;
+/** Decimal digits of the budget's check. */
+const CHECK_DIGITS = 5;
+const SHAPE = /^([A-Za-z0-9_-]+)(?:\.([0-9]+))?$/;
 const HOUR_MS = 3_600_000;
 
 export interface CursorKey {
@@ -65,8 +79,8 @@ export class CursorCodec {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Signs `payload` for `tool` and `identity`. */
-  encode(tool: string, identity: string, payload: Uint8Array): string {
+  /** Signs `payload` and the page `budget` (if not the default) for `tool` and `identity`. */
+  encode(tool: string, identity: string, payload: Uint8Array, budget?: number): string {
     const hour = Math.floor(this.#now() / HOUR_MS);
     const head = [FORMAT, this.#key.id >> 8, this.#key.id & 0xff];
     let v = hour;
@@ -77,24 +91,43 @@ export class CursorCodec {
     head.push(v);
     const body = Buffer.concat([Uint8Array.from(head), payload]);
     const mac = this.#mac(tool, identity, body);
-    return Buffer.concat([body, mac]).toString("base64url");
+    const signed = Buffer.concat([body, mac]).toString("base64url");
+    if (budget === undefined) return signed;
+    const budgetText = budgetDigits(budget);
+    return `${signed}.${budgetText}${this.#budgetCheck(tool, identity, body, budgetText)}`;
   }
 
   /** Verifies a cursor and returns a reader positioned at its payload. Throws INVALID_CURSOR. */
   decode(tool: string, identity: string, cursor: string): ByteReader {
-    if (
-      typeof cursor !== "string" ||
-      cursor.length === 0 ||
-      cursor.length > 4096 ||
-      !/^[A-Za-z0-9_-]+$/.test(cursor)
-    ) {
-      throw invalid("The cursor is not a pagewise cursor.");
-    }
-    const raw = Buffer.from(cursor, "base64url");
+    return this.decodeWithBudget(tool, identity, cursor).reader;
+  }
+
+  /**
+   * Verifies a cursor and returns a reader positioned at its payload, and the budget it carries
+   * (undefined: the default). Throws INVALID_CURSOR.
+   */
+  decodeWithBudget(
+    tool: string,
+    identity: string,
+    cursor: string,
+  ): { reader: ByteReader; budget: number | undefined } {
+    const shape = typeof cursor === "string" && cursor.length <= 4096 ? SHAPE.exec(cursor) : null;
+    if (!shape) throw invalid("The cursor is not a pagewise cursor.");
+    const text = shape[1]!;
+    const digits = shape[2];
+    const raw = Buffer.from(text, "base64url");
     // One spelling per cursor: Node's decoder ignores a dangling character and the unused low
     // bits of the last one, so several strings decode to these bytes; only the canonical one is
-    // accepted.
-    if (raw.toString("base64url") !== cursor || raw.length < 4 + MAC_BYTES || raw[0] !== FORMAT) {
+    // accepted. So is one spelling of the budget.
+    const budgetText = digits?.slice(0, -CHECK_DIGITS);
+    const budget = budgetText === undefined ? undefined : Number(budgetText);
+    if (
+      raw.toString("base64url") !== text ||
+      raw.length < 4 + MAC_BYTES ||
+      raw[0] !== FORMAT ||
+      (budget !== undefined &&
+        (!Number.isSafeInteger(budget) || budgetText !== budgetDigits(budget)))
+    ) {
       throw invalid("The cursor is not a pagewise cursor.");
     }
     const keyId = (raw[1]! << 8) | raw[2]!;
@@ -112,6 +145,15 @@ export class CursorCodec {
         "The cursor was modified, belongs to another tool, or was issued to another caller.",
       );
     }
+    if (
+      budgetText !== undefined &&
+      !timingSafeEqual(
+        Buffer.from(digits!.slice(-CHECK_DIGITS)),
+        Buffer.from(this.#budgetCheck(tool, identity, body, budgetText)),
+      )
+    ) {
+      throw invalid("The cursor was modified: its max_tokens does not match its signature.");
+    }
     const reader = new ByteReader(body);
     reader.raw(3);
     const hour = reader.uint();
@@ -119,7 +161,16 @@ export class CursorCodec {
     if (nowHour - hour > this.#ttlHours || hour > nowHour + 1) {
       throw invalid("The cursor has expired.");
     }
-    return reader;
+    return { reader, budget };
+  }
+
+  /** CHECK_DIGITS decimal digits of a MAC over the signed bytes and the budget's digits. */
+  #budgetCheck(tool: string, identity: string, body: Uint8Array, budgetText: string): string {
+    const mac = createHmac("sha256", this.#key.secret)
+      .update(`pagewise-cursor-budget\0${tool}\0${identity}\0${budgetText}\0`)
+      .update(body)
+      .digest();
+    return String(mac.readUInt32BE(0) % 10 ** CHECK_DIGITS).padStart(CHECK_DIGITS, "0");
   }
 
   #mac(tool: string, identity: string, body: Uint8Array): Buffer {
@@ -129,6 +180,12 @@ export class CursorCodec {
       .digest()
       .subarray(0, MAC_BYTES);
   }
+}
+
+/** A budget's one spelling: zero-padded to BUDGET_DIGITS, so that every budget costs the same. */
+function budgetDigits(budget: number): string {
+  if (!Number.isSafeInteger(budget) || budget < 0) throw new RangeError(`not a budget: ${budget}`);
+  return String(budget).padStart(BUDGET_DIGITS, "0");
 }
 
 function invalid(message: string): PagewiseError {

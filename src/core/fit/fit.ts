@@ -540,7 +540,10 @@ function advanceRunning(
     const fits =
       next.count.tokens() <= tokens ||
       // The last page's tail is the shortest (no cursor): it is closed rather than allowed for.
-      (next.amount === page.limit && page.close(next).tokens <= maxTokens);
+      // So is a single step the allowance refuses: the allowance is another page's tail, and
+      // rounded twice, so it can refuse by a token a page that fits (a budget refused between
+      // two that work).
+      ((next.amount === page.limit || step === 1) && page.close(next).tokens <= maxTokens);
     if (!fits) {
       if (step === 1) return;
       step = Math.max(1, Math.floor(step / 4));

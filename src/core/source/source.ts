@@ -17,14 +17,22 @@
  *
  * Cursor layout (inside the codec's signed frame): a byte whose bit i says that page parameter i
  * differs from its default, the varints of those parameters in the order the source declares
- * them, then the source's own payload. A parameter left at its default costs no byte.
+ * them, then the source's own payload. A parameter left at its default costs no byte. The budget
+ * (`max_tokens`) is the exception: its bit is set, but the codec writes it after the bytes, in digits whose cost does
+ * not depend on the value (see codec.ts), so that whether a budget returns a page does not depend
+ * on the random look of its own cursor.
  */
 import type { ByteReader, ByteWriter } from "../cursor/bytes.js";
 import { malformedCursor, ByteWriter as Writer } from "../cursor/bytes.js";
 import type { CursorCodec } from "../cursor/codec.js";
 import { PagewiseError } from "../errors.js";
 import { smallestPageRecount } from "../fit/fit.js";
-import { DEFAULT_MAX_TOKENS } from "../limits.js";
+import type { WalkReserve } from "../fit/walk-reserve.js";
+import {
+  DEFAULT_MAX_TOKENS,
+  WALK_RESERVE_TOKENS,
+  WALK_RESERVE_TOKENS_PER_CURSOR,
+} from "../limits.js";
 
 /** A numeric page parameter (budget, items per page, per-item clamp) that cursors carry. */
 export interface PageParam {
@@ -157,6 +165,11 @@ export interface SourceRun<C> {
   readonly codec: CursorCodec;
   readonly identity: string;
   readonly context: C;
+  /**
+   * The context whose estimator charges a page that carries a cursor `reserve` tokens more (see
+   * `reservingWalk`): used when the call sets the budget, so that the walk it starts can go on at it.
+   */
+  readonly reservingWalk?: (context: C, reserve: WalkReserve) => C;
 }
 
 /** INVALID_ARGUMENT for an argument that disagrees with the cursor it was passed with. */
@@ -178,17 +191,19 @@ export function encodeSourceCursor<S, C>(
   const w = new Writer();
   let mask = 0;
   const set: number[] = [];
+  let budget: number | undefined;
   source.params.forEach((spec, i) => {
     const value = values[spec.name] ?? spec.default;
     if (value !== spec.default) {
       mask |= 1 << i;
-      set.push(value);
+      if (spec.name === MAX_TOKENS_PARAM.name) budget = value;
+      else set.push(value);
     }
   });
   w.u8(mask);
   for (const value of set) w.uint(value);
   source.writeState(w, state, run.context);
-  return run.codec.encode(source.tool, run.identity, w.finish());
+  return run.codec.encode(source.tool, run.identity, w.finish(), budget);
 }
 
 /** Decodes a cursor of `source`: its page parameters and its state. Throws INVALID_CURSOR. */
@@ -197,10 +212,19 @@ export function decodeSourceCursor<S, C>(
   run: SourceRun<C>,
   cursor: string,
 ): { params: (number | undefined)[]; state: S } {
-  const r = run.codec.decode(source.tool, run.identity, cursor);
+  const { reader: r, budget } = run.codec.decodeWithBudget(source.tool, run.identity, cursor);
   const mask = r.u8();
   if (mask >> source.params.length !== 0) throw malformedCursor();
-  const params = source.params.map((_, i) => (mask & (1 << i) ? r.uint() : undefined));
+  // The mask's budget bit says whether the codec's frame carries a budget; they must agree.
+  let budgetUsed = budget === undefined;
+  const params = source.params.map((spec, i) => {
+    if (!(mask & (1 << i))) return undefined;
+    if (spec.name !== MAX_TOKENS_PARAM.name) return r.uint();
+    if (budget === undefined) throw malformedCursor();
+    budgetUsed = true;
+    return budget;
+  });
+  if (!budgetUsed) throw malformedCursor();
   const state = source.readState(r, run.context);
   r.end();
   return { params, state };
@@ -227,12 +251,23 @@ export async function runSource<A, S, C>(
     if (conflict !== undefined) throw conflictingArgument(conflict);
   }
   const resolved = resolvePageParams(source.params, given, fromCursor);
+  // A walk goes on at the budget it started with: the call that sets it (a first call, or a
+  // continuation passing max_tokens) keeps a reserve for the pages after it; a continuation on
+  // its cursor's budget spends it.
+  const setsBudget = cursor === undefined || given[MAX_TOKENS_PARAM.name] !== undefined;
+  const context =
+    setsBudget && run.reservingWalk
+      ? run.reservingWalk(run.context, {
+          page: WALK_RESERVE_TOKENS,
+          perCursor: WALK_RESERVE_TOKENS_PER_CURSOR,
+        })
+      : run.context;
   // The budget the cursors carry while a refusal's smallest page is counted again (see
   // `exactMinimum`); the page's own budget otherwise.
   let cursorBudget: number | undefined;
   const pageWith = (values: Readonly<Record<string, number>>) =>
     source.page({
-      context: run.context,
+      context,
       args,
       state,
       params: values,

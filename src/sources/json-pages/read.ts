@@ -29,6 +29,7 @@ import {
   type PageRequest,
   PagewiseError,
   type Source,
+  WHOLE_REST_ITEMS,
 } from "../../core/index.js";
 import {
   compactJsonRange,
@@ -352,12 +353,46 @@ async function buildPage(
     layout,
     builder.pageCount,
   );
+  const first = items[0];
   if (fitted.amount === 0 && available > 0 && !items[0]!.truncated) {
     items[0] = truncatedItem(builder, items[0]!.match);
     fitted = fitItemCount(available, maxTokens, estimator, render, itemCost, layout);
   }
-  if (fitted.amount === 0 && available > 0)
-    throw budgetTooSmall(maxTokens, estimator.count(render(1)), "one match");
+  if (fitted.amount === 0 && available > 0) {
+    // The cheapest page holds the first match whole or truncated (whichever costs less: a short
+    // value costs less than a value cursor), or every match when they are few and the last.
+    const withFirst = (item: Item) => {
+      const kept = items[0]!;
+      items[0] = item;
+      try {
+        return estimator.count(render(1));
+      } finally {
+        items[0] = kept;
+      }
+    };
+    // A small budget collects with a small cap, so its first match may be truncated although
+    // whole it costs less: it is measured whole too, as a budget of the truncated page's would.
+    const truncatedCost = withFirst(items[0]!);
+    const whole = first!.truncated
+      ? await makeItem(
+          {
+            ...builder,
+            maxTokens: truncatedCost,
+            capBytes: truncatedCost * estimator.maxUnitsPerToken * 3,
+          },
+          first!.match,
+        )
+      : first!;
+    const cheapest = () =>
+      Math.min(
+        withFirst(whole),
+        withFirst(items[0]!),
+        collected.exhausted && available <= WHOLE_REST_ITEMS
+          ? estimator.count(render(available))
+          : Number.POSITIVE_INFINITY,
+      );
+    throw budgetTooSmall(maxTokens, cheapest(), "one match", cheapest);
+  }
   if (failure !== undefined) {
     // An error never carries partial content: the page stands only if it was full before the
     // problem (the next page then reaches it).
@@ -552,8 +587,16 @@ function itemWithValue(builder: ItemBuilder, m: JsonMatch, text: string): Item {
     return { match: m, json, tokens: -1, truncated: false };
   }
   const tokens = estimator.count(json);
-  // Too large for a page of its own: a read cursor over its source text instead.
-  if (tokens + builder.overhead > builder.maxTokens) return truncatedItem(builder, m);
+  // Too large for a page of its own: a read cursor over its source text instead. The sum of the
+  // two counts can exceed the page's own count by a token (each is rounded up), so a page on the
+  // edge is counted whole before its value is given up.
+  if (
+    tokens + builder.overhead > builder.maxTokens &&
+    estimator.count(`${frame.head}${json}${pageTail(frame, 1, frame.cursorFor(m.resume))}`) >
+      builder.maxTokens
+  ) {
+    return truncatedItem(builder, m);
+  }
   return { match: m, json, tokens, truncated: false };
 }
 

@@ -51,10 +51,10 @@ const base: ReadCursorState = {
 
 describe("read cursor payload", () => {
   it("keeps the layout of plain cursors", () => {
-    const w = new ByteWriter().u8(1).uint(2000);
+    const w = new ByteWriter().u8(1); // the budget's bit; the codec writes the budget itself
     writeFileRef(w, roots, base.file);
     w.raw(base.digest).bytes(base.fingerprint).uint(base.position).uint(42).u8(2).uint(200_000);
-    expect(encodeReadCursor(base)).toBe(codec.encode(READ_TOOL, "me", w.finish()));
+    expect(encodeReadCursor(base)).toBe(codec.encode(READ_TOOL, "me", w.finish(), 2000));
     const decoded = decodeReadCursor(encodeReadCursor(base));
     expect(decoded.params).toEqual([2000]);
     const { absolute, ...state } = decoded.state;
