@@ -115,70 +115,68 @@ function codeOf(outcome: ToolOutcome | Error): string {
 }
 
 describe("over HTTP, one identity's slow searches do not starve another identity's", () => {
-  it(
-    `the victim's literal search finishes while ${HOSTILE_CALLS} hostile searches of the attacker run`,
-    async () => {
-      const s = await setUp();
-      const attacker = await connect(s.url, ATTACKER_TOKEN);
-      clients.push(attacker);
-      const victim = await connect(s.url, VICTIM_TOKEN);
-      clients.push(victim);
+  it("the victim's literal search finishes while the attacker's hostile searches run", async () => {
+    const s = await setUp();
+    const attacker = await connect(s.url, ATTACKER_TOKEN);
+    clients.push(attacker);
+    const victim = await connect(s.url, VICTIM_TOKEN);
+    clients.push(victim);
 
-      const settled: string[] = [];
-      const hostileOutcomes: string[] = [];
-      // Files the hostile searches have read so far (their progress notifications), all together.
-      const read = new Array<number>(HOSTILE_CALLS).fill(0);
-      const filesRead = () => read.reduce((a, b) => a + b, 0);
-      let started!: () => void;
-      const first = new Promise<void>((resolve) => {
-        started = resolve;
-      });
-      for (let i = 0; i < HOSTILE_CALLS; i++) {
-        const done = (outcome: ToolOutcome | Error) => {
-          settled.push(`hostile${i}`);
-          hostileOutcomes.push(codeOf(outcome));
-          started(); // an early end fails the order check below instead of hanging the test
-        };
-        attacker
-          .callTool(
-            { name: "search", arguments: { pattern: HOSTILE_PATTERN, path: "hostile" } },
-            {
-              onprogress: (p) => {
-                read[i] = p.progress;
-                started();
-              },
-              timeout: 120_000,
+    const settled: string[] = [];
+    const hostileOutcomes: string[] = [];
+    // Files the hostile searches have read so far (their progress notifications), all together.
+    const read = new Array<number>(HOSTILE_CALLS).fill(0);
+    const filesRead = () => read.reduce((a, b) => a + b, 0);
+    let started!: () => void;
+    const first = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    for (let i = 0; i < HOSTILE_CALLS; i++) {
+      const done = (outcome: ToolOutcome | Error) => {
+        settled.push(`hostile${i}`);
+        hostileOutcomes.push(codeOf(outcome));
+        started(); // an early end fails the order check below instead of hanging the test
+      };
+      attacker
+        .callTool(
+          { name: "search", arguments: { pattern: HOSTILE_PATTERN, path: "hostile" } },
+          {
+            onprogress: (p) => {
+              read[i] = p.progress;
+              started();
             },
-          )
-          .then(
-            (raw) => done(outcomeOf(raw)),
-            (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
-          );
-      }
-      // A hostile scan is under way (it has read a file) before the victim's search is sent.
-      await first;
-      const cheap = outcomeOf(
-        await victim.callTool(
-          { name: "search", arguments: { pattern: "needle", literal: true, path: "small.txt" } },
-          { timeout: 120_000 },
-        ),
-      );
-      settled.push("victim");
-      const readMeanwhile = filesRead();
+            timeout: 120_000,
+          },
+        )
+        .then(
+          (raw) => done(outcomeOf(raw)),
+          (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+        );
+    }
+    // A hostile scan is under way (it has read a file) before the victim's search is sent.
+    await first;
+    const cheap = outcomeOf(
+      await victim.callTool(
+        { name: "search", arguments: { pattern: "needle", literal: true, path: "small.txt" } },
+        { timeout: 120_000 },
+      ),
+    );
+    settled.push("victim");
+    const readMeanwhile = filesRead();
 
-      expect(cheap.isError, cheap.text).toBe(false);
-      expect(cheap.json.pagination.total).toBe(1);
-      expect(cheap.text).toContain("needle");
-      // Answered while every hostile search was still running, early in their work: waiting for
-      // the attacker's threads means waiting for most of its files.
-      expect(settled, `hostile outcomes: ${hostileOutcomes.join(", ")}`).toEqual(["victim"]);
-      expect(readMeanwhile).toBeLessThan(HOSTILE_FILES / 2);
-      // Nothing failed inside the server: not the victim's call, not any hostile call that ended,
-      // not any request the server logged.
-      expect(cheap.text).not.toContain("INTERNAL_ERROR");
-      expect(hostileOutcomes.join(" ")).not.toContain("INTERNAL_ERROR");
-      expect(s.stderr()).not.toContain("INTERNAL_ERROR");
-    },
-    120_000,
-  );
+    expect(cheap.isError, cheap.text).toBe(false);
+    expect(cheap.json.pagination.total).toBe(1);
+    expect(cheap.json.items).toEqual([
+      expect.objectContaining({ path: "small.txt", line: 2, text: "needle" }),
+    ]);
+    // Answered while every hostile search was still running, early in their work: waiting for
+    // the attacker's threads means waiting for most of its files.
+    expect(settled, `hostile outcomes: ${hostileOutcomes.join(", ")}`).toEqual(["victim"]);
+    expect(readMeanwhile).toBeLessThan(HOSTILE_FILES / 2);
+    // Nothing failed inside the server: not the victim's call, not any hostile call that ended,
+    // not any request the server logged.
+    expect(cheap.text).not.toContain("INTERNAL_ERROR");
+    expect(hostileOutcomes.join(" ")).not.toContain("INTERNAL_ERROR");
+    expect(s.stderr()).not.toContain("INTERNAL_ERROR");
+  }, 120_000);
 });
