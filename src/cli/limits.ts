@@ -12,3 +12,8 @@ export const STREAM_PAGE_TOKENS = 200_000;
 
 /** Bytes read per step when `read` copies a file into a pipe. */
 export const STREAM_READ_BYTES = 256 * 1024;
+/**
+ * How much a server's old generation may grow past what survived its last full collection, in
+ * percent (V8's `--heap-growing-percent`; its own factor goes up to 4×). See `boundHeapGrowth`.
+ */
+export const HEAP_GROWING_PERCENT = 30;
