@@ -7,7 +7,7 @@
  * MCP 2025-06-18 as plain JSON-RPC POSTs and half 2026-07-28 through the official SDK client, each
  * calling every tool in turn (read, list, search, tail, json_read, two pages each at the default
  * budget). Reports requests, errors, latency and the server's peak RSS (VmHWM), sampled and at the
- * end; `--tool NAME` runs one tool alone. `--json FILE` writes the results.
+ * end; `--tool NAME` (or `--tool a,b`) runs those tools only. `--json FILE` writes the results.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -126,7 +126,9 @@ async function main() {
     await new Promise((r) => setTimeout(r, 20));
   }
   const url = `http://127.0.0.1:${port}/mcp`;
-  const tools = opts.tool ? [opts.tool] : Object.keys(CALLS).filter((t) => t !== "small");
+  const tools = opts.tool
+    ? opts.tool.split(",")
+    : Object.keys(CALLS).filter((t) => t !== "small");
   const latencies = [];
   const errors = new Map();
   let requests = 0;
