@@ -3,7 +3,8 @@
  * process over the SDK's in-memory transport: for random files and random budgets, a refusal names
  * a budget above the refused one that returns a page, and no budget between the two does; a page
  * that ends the result needs no room for a cursor, so a file whose whole answer fits is answered
- * whole. `read` and `search` are checked on the first page and on continuations.
+ * whole. Every paging tool is checked on first pages and on continuations, over random files,
+ * trees (deep ones included), logs and JSON.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -43,7 +44,9 @@ async function checkThreshold(call: Call, args: Record<string, unknown>, budget:
   for (let below = Math.max(budget + 1, named - 6); below < named; below++) {
     const refused = await call({ ...args, max_tokens: below });
     expect(refused.isError, `max_tokens ${below} below the named ${named}`).toBe(true);
-    expect(refused.json.error.minimum_max_tokens).toBe(named);
+    expect(refused.json.error.minimum_max_tokens, `${JSON.stringify(args)} at ${below}`).toBe(
+      named,
+    );
   }
   const works = await call({ ...args, max_tokens: named });
   expect(works.isError, works.text).toBe(false);
@@ -101,6 +104,66 @@ describe("a refusal names the smallest budget above it that returns a page", () 
       { numRuns: 60 },
     );
   });
+
+  it("list, tail and json_read: first pages and continuations", async () => {
+    const nameArb = fc
+      .stringMatching(/^[a-z0-9é中 ._-]{1,16}$/)
+      .filter((n) => n !== "." && n !== "..");
+    const treeArb = fc.array(fc.array(nameArb, { minLength: 1, maxLength: 12 }), {
+      minLength: 1,
+      maxLength: 12,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        treeArb,
+        fc.array(textArb, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 400 }),
+        async (paths, records, budget) => {
+          const base = `t${n++}`;
+          for (const parts of paths) {
+            const file = path.join(dir, base, ...parts);
+            mkdirSync(path.dirname(file), { recursive: true });
+            try {
+              writeFileSync(path.join(file, "..", `${parts.at(-1)}.txt`), "x");
+            } catch {
+              // A name that is a directory already.
+            }
+          }
+          writeFileSync(
+            path.join(dir, `${base}.log`),
+            records.map((r) => r.replace(/\n/g, " ")).join("\n"),
+          );
+          writeFileSync(path.join(dir, `${base}.json`), JSON.stringify(records));
+          await settled();
+          const calls: Array<[string, Record<string, unknown>]> = [
+            ["list", { path: base, recursive: true }],
+            ["tail", { path: `${base}.log` }],
+            ["json_read", { path: `${base}.json`, language: "jsonpath", query: "$[*]" }],
+          ];
+          for (const [tool, args] of calls) {
+            const call: Call = (a) => server.call(tool, a);
+            const check = async () => {
+              const first = await checkThreshold(call, args, budget);
+              if (first.json.next_cursor) {
+                await checkThreshold(call, { cursor: first.json.next_cursor }, budget);
+              }
+            };
+            // A list cursor carries the second its walk began (to tell directories changed
+            // since), so its cost, and the threshold, can move by a token from one second to the
+            // next: a check that spanned two seconds is run again once.
+            const second = Math.floor(Date.now() / 1000);
+            try {
+              await check();
+            } catch (error) {
+              if (tool !== "list" || Math.floor(Date.now() / 1000) === second) throw error;
+              await check();
+            }
+          }
+        },
+      ),
+      { numRuns: 40, endOnFailure: true },
+    );
+  }, 180_000);
 
   it("read: a file whose whole answer fits a budget is answered whole at it", async () => {
     await fc.assert(

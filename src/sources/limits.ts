@@ -190,3 +190,9 @@ export const JSON_STREAM_BUFFER_BYTES = 64 * 1024;
 export const DEFAULT_JSON_HANDLE_TTL_MS = 15 * 60 * 1000;
 /** Handles kept per process (`--max-json-handles`); the least recently used is closed beyond it. */
 export const DEFAULT_MAX_JSON_HANDLES = 64;
+/**
+ * Budget whose worth of entries a `list` page collects at least, whatever its own budget: a
+ * refusal names the cheapest page, which may be every entry left (a last page carries no cursor),
+ * so the entries a small budget would not hold must still be seen when they are few.
+ */
+export const MIN_COLLECT_TOKENS = 1024;

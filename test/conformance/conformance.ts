@@ -275,8 +275,19 @@ export function runSourceConformance(c: ConformanceCase): void {
         // A file written a moment ago has a provisional version, whose cursors cost a token
         // more or less than the settled one's (the "changed" promise rewrote the fixture).
         await settled();
-        await threshold(c.first);
-        await threshold((await firstPage()).next);
+        const check = async () => {
+          await threshold(c.first);
+          await threshold((await firstPage()).next);
+        };
+        // A cursor may carry a time (a list walk's start second, the issue hour): a check that
+        // spanned a change of second can see the threshold move by a token, and runs again once.
+        const second = Math.floor(Date.now() / 1000);
+        try {
+          await check();
+        } catch (error) {
+          if (Math.floor(Date.now() / 1000) === second) throw error;
+          await check();
+        }
       },
     );
 

@@ -160,7 +160,7 @@ export function pageItems<T>(options: ItemPageOptions<T>): ItemPage<T> {
   }
 
   const one = measure(nearest(1));
-  if (one.tokens > maxTokens) return clampFirst(placed[0]!, options, snap, measure);
+  if (one.tokens > maxTokens) return clampFirst(placed[0]!, options, snap, measure, one.tokens);
   if (available === 1) return one;
   // Perf: each further item is estimated once (its text as it appears in a JSON page, plus the
   // metadata a second item added around its text), the running sum predicts the count, and one
@@ -180,12 +180,17 @@ export function pageItems<T>(options: ItemPageOptions<T>): ItemPage<T> {
   return { ...viewOf(nearest(fitted.amount)), text: fitted.text, tokens: fitted.tokens };
 }
 
-/** The nearest item alone does not fit: clamp its text to the longest prefix that does. */
+/**
+ * The nearest item alone does not fit: clamp its text to the longest prefix that does. A refusal
+ * names the cheaper of the item whole (`wholeTokens`) and clamped to one character: a clamped item
+ * carries a cursor to its rest, so a short item costs less whole.
+ */
 function clampFirst<T>(
   first: PagedItem<T>,
   options: ItemPageOptions<T>,
   snap: (text: string, units: number, item: T) => number,
   measure: (items: PagedItem<T>[]) => ItemPage<T>,
+  wholeTokens: number,
 ): ItemPage<T> {
   const { maxTokens, textOf } = options;
   const full = textOf ? textOf(first.item) : "";
@@ -202,9 +207,13 @@ function clampFirst<T>(
   }
   const best = withUnits(smallest);
   if (best.tokens > maxTokens) {
-    throw budgetTooSmall(maxTokens, best.tokens, "one character of one item", () => {
-      return withUnits(smallest).tokens;
-    });
+    const cheapest = () => Math.min(measure([first]).tokens, withUnits(smallest).tokens);
+    throw budgetTooSmall(
+      maxTokens,
+      Math.min(wholeTokens, best.tokens),
+      "one character of one item",
+      cheapest,
+    );
   }
   // The item's shown text did not fit whole: the longest prefix (on a valid cut) that does.
   const fitted = fitLargest({

@@ -23,7 +23,12 @@ import {
   resumeItemCheckpoints,
   type Source,
 } from "../../core/index.js";
-import { DEFAULT_LIST_LIMIT, DEFAULT_MAX_WALK_ENTRIES, MAX_LIST_LIMIT } from "../limits.js";
+import {
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_MAX_WALK_ENTRIES,
+  MAX_LIST_LIMIT,
+  MIN_COLLECT_TOKENS,
+} from "../limits.js";
 import { compileGlob } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
 import {
@@ -229,7 +234,9 @@ async function listPage(
   const dir = await resolveDirectoryConfined(roots, dirArg);
   // Taken before the job is queued: no later than the walk's start, whatever the wait.
   const walkStarted = (options.now ?? Date.now)();
-  const maxTokens = request.params.max_tokens!;
+  // A small budget still collects a page's worth of entries: whether a refused budget's cheapest
+  // page is the last one (no cursor) depends on knowing that nothing follows it.
+  const collectTokens = Math.max(request.params.max_tokens!, MIN_COLLECT_TOKENS);
   const head = pageHead(dir);
   const workerEstimator = workerEstimatorFor(ctx.estimator);
   const job: ListJob = {
@@ -238,8 +245,10 @@ async function listPage(
     query,
     maxWalkEntries: options.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
     window,
-    maxPageChars: maxTokens * ctx.estimator.maxUnitsPerToken,
-    ...(workerEstimator ? { itemTokens: { estimator: workerEstimator, maxTokens, head } } : {}),
+    maxPageChars: collectTokens * ctx.estimator.maxUnitsPerToken,
+    ...(workerEstimator
+      ? { itemTokens: { estimator: workerEstimator, maxTokens: collectTokens, head } }
+      : {}),
   };
   const result = await runListJobInWorker(job, {
     ...(ctx.signal ? { signal: ctx.signal } : {}),
