@@ -126,9 +126,7 @@ async function main() {
     await new Promise((r) => setTimeout(r, 20));
   }
   const url = `http://127.0.0.1:${port}/mcp`;
-  const tools = opts.tool
-    ? opts.tool.split(",")
-    : Object.keys(CALLS).filter((t) => t !== "small");
+  const tools = opts.tool ? opts.tool.split(",") : Object.keys(CALLS).filter((t) => t !== "small");
   const latencies = [];
   const errors = new Map();
   let requests = 0;
