@@ -18,9 +18,9 @@
  * Cursor layout (inside the codec's signed frame): a byte whose bit i says that page parameter i
  * differs from its default, the varints of those parameters in the order the source declares
  * them, then the source's own payload. A parameter left at its default costs no byte. The budget
- * (`max_tokens`) is the exception: its bit is set, but the codec writes it after the bytes, in digits whose cost does
- * not depend on the value (see codec.ts), so that whether a budget returns a page does not depend
- * on the random look of its own cursor.
+ * (`max_tokens`) is the exception: its bit is set, but the codec writes it after the bytes, in
+ * digits whose cost does not depend on the value (see codec.ts), so that whether a budget returns
+ * a page does not depend on the random look of its own cursor.
  */
 import type { ByteReader, ByteWriter } from "../cursor/bytes.js";
 import { malformedCursor, ByteWriter as Writer } from "../cursor/bytes.js";

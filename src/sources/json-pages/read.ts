@@ -359,39 +359,7 @@ async function buildPage(
     fitted = fitItemCount(available, maxTokens, estimator, render, itemCost, layout);
   }
   if (fitted.amount === 0 && available > 0) {
-    // The cheapest page holds the first match whole or truncated (whichever costs less: a short
-    // value costs less than a value cursor), or every match when they are few and the last.
-    const withFirst = (item: Item) => {
-      const kept = items[0]!;
-      items[0] = item;
-      try {
-        return estimator.count(render(1));
-      } finally {
-        items[0] = kept;
-      }
-    };
-    // A small budget collects with a small cap, so its first match may be truncated although
-    // whole it costs less: it is measured whole too, as a budget of the truncated page's would.
-    const truncatedCost = withFirst(items[0]!);
-    const whole = first!.truncated
-      ? await makeItem(
-          {
-            ...builder,
-            maxTokens: truncatedCost,
-            capBytes: truncatedCost * estimator.maxUnitsPerToken * 3,
-          },
-          first!.match,
-        )
-      : first!;
-    const cheapest = () =>
-      Math.min(
-        withFirst(whole),
-        withFirst(items[0]!),
-        collected.exhausted && available <= WHOLE_REST_ITEMS
-          ? estimator.count(render(available))
-          : Number.POSITIVE_INFINITY,
-      );
-    throw budgetTooSmall(maxTokens, cheapest(), "one match", cheapest);
+    throw await oneMatchRefusal(builder, collected, first!, available, render);
   }
   if (failure !== undefined) {
     // An error never carries partial content: the page stands only if it was full before the
@@ -513,6 +481,53 @@ async function collectItems(
     failure = e;
   }
   return { items, exhausted, failure };
+}
+
+/**
+ * The refusal of a page that holds not even one match. Its cheapest page holds the first match
+ * whole or truncated, whichever costs less (a short value costs less than a value cursor), or every
+ * match when they are few and the last. A small budget collects with a small cap, so its first
+ * match may have been truncated although whole it costs less: it is measured whole too, as a
+ * budget of the truncated page's would make it.
+ */
+async function oneMatchRefusal(
+  builder: ItemBuilder,
+  collected: Collected,
+  first: Item,
+  available: number,
+  render: (count: number) => string,
+): Promise<PagewiseError> {
+  const { estimator, maxTokens } = builder;
+  const items = collected.items;
+  const withFirst = (item: Item) => {
+    const kept = items[0]!;
+    items[0] = item;
+    try {
+      return estimator.count(render(1));
+    } finally {
+      items[0] = kept;
+    }
+  };
+  const truncatedCost = withFirst(items[0]!);
+  const whole = first.truncated
+    ? await makeItem(
+        {
+          ...builder,
+          maxTokens: truncatedCost,
+          capBytes: truncatedCost * estimator.maxUnitsPerToken * 3,
+        },
+        first.match,
+      )
+    : first;
+  const cheapest = () =>
+    Math.min(
+      withFirst(whole),
+      withFirst(items[0]!),
+      collected.exhausted && available <= WHOLE_REST_ITEMS
+        ? estimator.count(render(available))
+        : Number.POSITIVE_INFINITY,
+    );
+  return budgetTooSmall(maxTokens, cheapest(), "one match", cheapest);
 }
 
 /** The page's layout (head, items, tail); each continuation cursor is made once. */
