@@ -6,8 +6,9 @@
  * a tree of 20,000 files), and N clients (default 60) for D seconds (default 60), half speaking
  * MCP 2025-06-18 as plain JSON-RPC POSTs and half 2026-07-28 through the official SDK client, each
  * calling every tool in turn (read, list, search, tail, json_read, two pages each at the default
- * budget). Reports requests, errors, latency and the server's peak RSS (VmHWM), sampled and at the
- * end; `--tool NAME` (or `--tool a,b`) runs those tools only. `--json FILE` writes the results.
+ * budget). Reports tool calls (`requests`), errors, their latency and the server's peak RSS
+ * (VmHWM), sampled and at the end; `--tool NAME` (or `--tool a,b`) runs those tools only.
+ * `--json FILE` writes the results.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -147,11 +148,34 @@ async function main() {
     return JSON.parse(text).next_cursor ?? null;
   };
 
+  /** Client `c`'s calls until the deadline: every tool in turn, two pages each. */
+  async function callTools(c, callTool) {
+    for (let n = c; performance.now() < deadline; n++) {
+      const tool = tools[n % tools.length];
+      let args = CALLS[tool].arguments;
+      for (let page = 0; page < 2 && performance.now() < deadline; page++) {
+        const started = performance.now();
+        try {
+          const result = await callTool(CALLS[tool].name, args);
+          latencies.push(performance.now() - started);
+          requests++;
+          const next = record(tool, result);
+          if (!next) break;
+          args = { cursor: next };
+        } catch (err) {
+          const key = `${tool}:${String(err.message).slice(0, 40)}`;
+          errors.set(key, (errors.get(key) ?? 0) + 1);
+          break;
+        }
+      }
+    }
+  }
+
+  /** A 2025-06-18 client: plain JSON-RPC POSTs. */
   async function rawClient(c) {
     let id = 0;
     let session;
     const rpc = async (body, version) => {
-      const started = performance.now();
       const headers = {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
@@ -161,8 +185,6 @@ async function main() {
       const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
       session ??= response.headers.get("mcp-session-id") ?? undefined;
       const text = await response.text();
-      latencies.push(performance.now() - started);
-      requests++;
       if (response.status === 202) return undefined;
       if (response.status !== 200)
         throw new Error(`HTTP ${response.status}: ${text.slice(0, 120)}`);
@@ -182,32 +204,15 @@ async function main() {
     });
     const version = init.protocolVersion;
     await rpc({ jsonrpc: "2.0", method: "notifications/initialized" }, version);
-    for (let n = c; performance.now() < deadline; n++) {
-      const tool = tools[n % tools.length];
-      let args = CALLS[tool].arguments;
-      for (let page = 0; page < 2 && performance.now() < deadline; page++) {
-        try {
-          const result = await rpc(
-            {
-              jsonrpc: "2.0",
-              id: id++,
-              method: "tools/call",
-              params: { name: CALLS[tool].name, arguments: args },
-            },
-            version,
-          );
-          const next = record(tool, result);
-          if (!next) break;
-          args = { cursor: next };
-        } catch (err) {
-          const key = `${tool}:${String(err.message).slice(0, 40)}`;
-          errors.set(key, (errors.get(key) ?? 0) + 1);
-          break;
-        }
-      }
-    }
+    await callTools(c, (name, args) =>
+      rpc(
+        { jsonrpc: "2.0", id: id++, method: "tools/call", params: { name, arguments: args } },
+        version,
+      ),
+    );
   }
 
+  /** A 2026-07-28 client: the SDK's. */
   async function sdkClient(c) {
     const client = new Client(
       { name: "load", version: "0" },
@@ -215,25 +220,7 @@ async function main() {
     );
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {
-      for (let n = c; performance.now() < deadline; n++) {
-        const tool = tools[n % tools.length];
-        let args = CALLS[tool].arguments;
-        for (let page = 0; page < 2 && performance.now() < deadline; page++) {
-          const started = performance.now();
-          try {
-            const result = await client.callTool({ name: CALLS[tool].name, arguments: args });
-            latencies.push(performance.now() - started);
-            requests++;
-            const next = record(tool, result);
-            if (!next) break;
-            args = { cursor: next };
-          } catch (err) {
-            const key = `${tool}:${String(err.message).slice(0, 40)}`;
-            errors.set(key, (errors.get(key) ?? 0) + 1);
-            break;
-          }
-        }
-      }
+      await callTools(c, (name, args) => client.callTool({ name, arguments: args }));
     } finally {
       await client.close();
     }
