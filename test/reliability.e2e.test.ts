@@ -502,7 +502,7 @@ const CONTINUED: Array<{
 }> = [
   {
     tool: "read",
-    first: { path: "v.txt", max_tokens: 150 },
+    first: { path: "v.txt", max_tokens: 300 },
     next: (p) => (p.next_cursor ? { cursor: p.next_cursor } : undefined),
     content: (p) => p.content,
   },

@@ -2,7 +2,8 @@
  * One identity's slow searches do not starve another identity's search, over Streamable HTTP: while
  * the identity "attacker" has searches of a pattern that backtracks for seconds on every line in
  * flight (only V8 runs it, in the guarded worker), a literal search of a small file by the identity
- * "victim" is answered first, and correctly. Both identities come from an auth file and reach one
+ * "victim" is answered first, and correctly — and so is the victim's search of a pattern that also
+ * runs only on V8 (the attacker holds its own share of guarded threads, not every caller's). Both identities come from an auth file and reach one
  * server process, so they share its worker threads. Measured by the order in which the calls settle
  * and the hostile searches' progress, not by timing them; the hostile searches are never waited for
  * (the server is killed). Modelled on test/search-fairness.e2e.test.ts, which checks the same over
@@ -21,6 +22,8 @@ const HOSTILE_LINE = `${"A".repeat(24)}B`;
 const HOSTILE_PATTERN = "(?=A)(A+)+$";
 const HOSTILE_FILES = 60;
 const HOSTILE_CALLS = 3;
+/** Runs only on V8 (a lookahead around a nested quantifier), so in the guarded worker; cheap here. */
+const GUARDED_VICTIM_PATTERN = "(?=ne)(e+|n)+dle";
 
 const ATTACKER_TOKEN = "attacker-token-5d1e8b3a9c";
 const VICTIM_TOKEN = "victim-token-2f7a6c4e0b";
@@ -115,7 +118,7 @@ function codeOf(outcome: ToolOutcome | Error): string {
 }
 
 describe("over HTTP, one identity's slow searches do not starve another identity's", () => {
-  it("the victim's literal search finishes while the attacker's hostile searches run", async () => {
+  it("the victim's literal and guarded searches finish while the attacker's hostile searches run", async () => {
     const s = await setUp();
     const attacker = await connect(s.url, ATTACKER_TOKEN);
     clients.push(attacker);
@@ -162,6 +165,13 @@ describe("over HTTP, one identity's slow searches do not starve another identity
       ),
     );
     settled.push("victim");
+    const guarded = outcomeOf(
+      await victim.callTool(
+        { name: "search", arguments: { pattern: GUARDED_VICTIM_PATTERN, path: "small.txt" } },
+        { timeout: 120_000 },
+      ),
+    );
+    settled.push("victim-guarded");
     const readMeanwhile = filesRead();
 
     expect(cheap.isError, cheap.text).toBe(false);
@@ -169,13 +179,21 @@ describe("over HTTP, one identity's slow searches do not starve another identity
     expect(cheap.json.items).toEqual([
       expect.objectContaining({ path: "small.txt", line: 2, text: "needle" }),
     ]);
-    // Answered while every hostile search was still running, early in their work: waiting for
-    // the attacker's threads means waiting for most of its files.
-    expect(settled, `hostile outcomes: ${hostileOutcomes.join(", ")}`).toEqual(["victim"]);
+    expect(guarded.isError, guarded.text).toBe(false);
+    expect(guarded.json.items).toEqual([
+      expect.objectContaining({ path: "small.txt", line: 2, text: "needle" }),
+    ]);
+    // Both answered while every hostile search was still running, early in their work: waiting
+    // for the attacker's threads means waiting for most of its files.
+    expect(settled, `hostile outcomes: ${hostileOutcomes.join(", ")}`).toEqual([
+      "victim",
+      "victim-guarded",
+    ]);
     expect(readMeanwhile).toBeLessThan(HOSTILE_FILES / 2);
     // Nothing failed inside the server: not the victim's call, not any hostile call that ended,
     // not any request the server logged.
     expect(cheap.text).not.toContain("INTERNAL_ERROR");
+    expect(guarded.text).not.toContain("INTERNAL_ERROR");
     expect(hostileOutcomes.join(" ")).not.toContain("INTERNAL_ERROR");
     expect(s.stderr()).not.toContain("INTERNAL_ERROR");
   }, 120_000);

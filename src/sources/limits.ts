@@ -98,15 +98,22 @@ export const GUARDED_SCAN_STALL_WINDOWS = 6;
  */
 export const LIST_STALL_MS = 30_000;
 /**
- * Worker threads one pool runs at once: one per core (2 to 4). Each costs tens of MiB, so a flood
- * of calls queues for threads instead of starting one each, and memory stays bounded.
+ * Worker threads one caller's calls run at once: one per core (2 to 4). Each costs tens of MiB, so
+ * a flood of calls queues for threads instead of starting one each, and memory stays bounded.
  */
 export const MAX_LIVE_WORKERS = Math.max(2, Math.min(os.availableParallelism(), 4));
 /**
+ * Threads (and searches in progress) kept beyond MAX_LIVE_WORKERS for the other callers (over HTTP,
+ * other identities): whatever one caller runs, another caller's call starts at once. With one
+ * caller (stdio) they are never started.
+ */
+export const SLOTS_KEPT_FOR_OTHER_CALLERS = 1;
+/**
  * Worker threads that scans of a pattern only V8's backtracking engine runs (`guarded`) may hold at
- * once, every call together: half of MAX_LIVE_WORKERS, rounded up and below it. Such a scan can
- * spend seconds on one line, so the rest stays free: another call's search starts at once whatever
- * patterns are running. Guarded searches beyond this many wait for one another, not the others.
+ * once, per caller (an identity over HTTP; every call over stdio): half of MAX_LIVE_WORKERS,
+ * rounded up and below it. Such a scan can spend seconds on one line, so the rest stays free: the
+ * caller's other searches and every other caller's start at once, whatever patterns one caller
+ * runs. A caller's guarded searches beyond this many wait for one another, not for the others.
  */
 export const MAX_GUARDED_SEARCH_THREADS = Math.max(
   1,

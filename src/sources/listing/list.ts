@@ -252,6 +252,7 @@ async function listPage(
   };
   const result = await runListJobInWorker(job, {
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    owner: ctx.caller.identity,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.inProcess ? { inProcess: true } : {}),
   });

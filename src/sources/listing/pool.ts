@@ -17,6 +17,8 @@ const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_
 export interface ListRunOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (entriesRead: number) => void;
+  /** The caller's identity: worker threads are shared fairly between callers. */
+  readonly owner?: string;
   /** Run in this thread (tests). */
   readonly inProcess?: boolean;
 }
@@ -25,7 +27,7 @@ export async function runListJobInWorker(
   job: ListJob,
   options: ListRunOptions = {},
 ): Promise<ListResult> {
-  const { signal, onProgress } = options;
+  const { signal, onProgress, owner } = options;
   if (options.inProcess || !workers.available()) {
     return runListJob(job, {
       ...(signal ? { signal } : {}),
@@ -35,6 +37,7 @@ export async function runListJobInWorker(
   try {
     return await workers.run<ListResult>(job, {
       ...(signal ? { signal } : {}),
+      ...(owner !== undefined ? { owner } : {}),
       stallMs: LIST_STALL_MS,
       ...(onProgress ? { onProgress: (msg) => onProgress(Number(msg.entries ?? 0)) } : {}),
     });

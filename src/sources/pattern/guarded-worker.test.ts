@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { GuardedWorkers, Slots } from "./guarded-worker.js";
+import { GuardedWorkers } from "./guarded-worker.js";
+import { Slots } from "./slots.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "pagewise-guarded-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

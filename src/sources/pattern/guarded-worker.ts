@@ -16,15 +16,19 @@ import { type ErrorCode, PagewiseError } from "../../core/index.js";
 import {
   DEFAULT_SEARCH_STALL_MS,
   MAX_LIVE_WORKERS,
+  SLOTS_KEPT_FOR_OTHER_CALLERS,
   WORKER_HEAP_MB,
   WORKER_YOUNG_GENERATION_MB,
 } from "../limits.js";
+import { Slots } from "./slots.js";
 
 export interface GuardedRunOptions {
   readonly signal?: AbortSignal;
   readonly stallMs?: number;
   /** Stops the job after this long in all, progress or not (default: no such limit). */
   readonly budgetMs?: number;
+  /** Whose job this is (the caller's identity): threads are shared fairly between owners. */
+  readonly owner?: string;
   readonly onProgress?: (message: Record<string, unknown>) => void;
 }
 
@@ -51,60 +55,13 @@ export function overBudget(budgetMs: number): PagewiseError {
   );
 }
 
-/** A bounded number of slots, granted in arrival order; a cancelled wait leaves the queue. */
-export class Slots {
-  private live = 0;
-  private readonly waiting: Array<() => void> = [];
-  constructor(private readonly max: number) {}
-
-  /** Slots that a call would get now, without waiting. */
-  free(): number {
-    return this.max - this.live;
-  }
-
-  async acquire(signal: AbortSignal | undefined): Promise<void> {
-    signal?.throwIfAborted();
-    if (this.live < this.max) {
-      this.live++;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const grant = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        const i = this.waiting.indexOf(grant);
-        if (i >= 0) this.waiting.splice(i, 1);
-        reject(new PagewiseError("CANCELLED", "The request was cancelled before it finished."));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiting.push(grant);
-    });
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.live--;
-  }
-
-  /** Runs `work` in a slot. */
-  async run<T>(signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
-    await this.acquire(signal);
-    try {
-      return await work();
-    } finally {
-      this.release();
-    }
-  }
-}
-
 /**
  * Worker threads running at once across every pool of the process (scans, walks, guarded
- * regexes): a flood that mixes tools cannot start more threads than one tool alone.
+ * regexes): a flood that mixes tools cannot start more threads than one tool alone. One caller
+ * holds MAX_LIVE_WORKERS at most, so a thread is always left for another; a freed thread goes to
+ * the waiting caller that holds the fewest.
  */
-const liveThreads = new Slots(MAX_LIVE_WORKERS);
+const liveThreads = new Slots(MAX_LIVE_WORKERS + SLOTS_KEPT_FOR_OTHER_CALLERS, MAX_LIVE_WORKERS);
 
 /** A job's worker ran out of its heap (WORKER_HEAP_MB). */
 export function outOfWorkerMemory(heapMb: number): PagewiseError {
@@ -124,13 +81,13 @@ export class GuardedWorkers {
     private readonly heapMb: number = WORKER_HEAP_MB,
   ) {}
 
-  /** Threads that a job would get now, without waiting. */
-  freeThreads(): number {
-    return this.slots.free();
+  /** Threads that a job of `owner` would get now, without waiting. */
+  freeThreads(owner?: string): number {
+    return this.slots.free(owner);
   }
 
   run<T>(job: unknown, options: GuardedRunOptions = {}): Promise<T> {
-    return this.slots.run(options.signal, () => this.runNow<T>(job, options));
+    return this.slots.run(options.signal, () => this.runNow<T>(job, options), options.owner);
   }
 
   /** Whether the compiled worker exists (tests run on the TypeScript sources, where it does not). */

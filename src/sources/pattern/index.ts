@@ -7,7 +7,7 @@
 
 // search.ts sizes its slots from here.
 export { compileGlob, type PathMatcher } from "./glob.js";
-export { type GuardedRunOptions, GuardedWorkers, Slots, stalled } from "./guarded-worker.js";
+export { type GuardedRunOptions, GuardedWorkers, stalled } from "./guarded-worker.js";
 export { engineUnavailable, setLinearEngineLoader } from "./linear.js";
 export { requiredLiteral } from "./literal.js";
 export {
@@ -25,3 +25,4 @@ export {
 } from "./pattern.js";
 export { toRe2Source } from "./re2-source.js";
 export { type RecordFilter, type RecordFilterOptions, recordFilter } from "./record-filter.js";
+export { Slots } from "./slots.js";

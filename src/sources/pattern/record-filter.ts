@@ -18,6 +18,8 @@ export type RecordFilter = (text: string) => boolean | Promise<boolean>;
 export interface RecordFilterOptions {
   readonly stallMs?: number;
   readonly signal?: AbortSignal;
+  /** The caller's identity: worker threads are shared fairly between callers. */
+  readonly owner?: string;
   /** Test in this thread even for `guarded` patterns (tests on the TypeScript sources). */
   readonly inProcess?: boolean;
 }
@@ -40,6 +42,7 @@ export function recordFilter(p: CompiledPattern, options: RecordFilterOptions = 
     const [hit] = await regexWorkers.run<boolean[]>(job, {
       ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.owner !== undefined ? { owner: options.owner } : {}),
     });
     return hit === true;
   };

@@ -9,10 +9,11 @@
  * orders them by file ordinal (see mergeShards). Pages that stop early run in one worker.
  *
  * Fairness. Shards take only threads free when the scan starts (at least one): a scan never waits
- * for threads another call holds in order to split itself. A scan of a `guarded` pattern (only V8's
- * backtracking engine runs it, which can spend seconds on one line) holds threads under a second
- * bound, MAX_GUARDED_SEARCH_THREADS for every call together, below all threads: whatever such
- * patterns run, another call's search gets a thread at once.
+ * for threads another call holds in order to split itself. Threads are shared between callers (see
+ * Slots: a freed one goes to the caller holding the fewest). Scans of a `guarded` pattern (only
+ * V8's backtracking engine runs it, which can spend seconds on one line) hold threads under a
+ * second bound, MAX_GUARDED_SEARCH_THREADS per caller, below all threads: whatever such patterns
+ * one caller runs, the caller's other searches and every other caller's get a thread at once.
  *
  * Where the compiled worker is missing (tests run on the TypeScript sources), scans run
  * in-process instead (shards one after the other), without the stall guard.
@@ -22,6 +23,7 @@ import {
   DEFAULT_SEARCH_STALL_MS,
   GUARDED_SCAN_STALL_WINDOWS,
   MAX_GUARDED_SEARCH_THREADS,
+  MAX_LIVE_WORKERS,
   MAX_SCAN_SHARDS,
   MAX_SHARDED_WINDOW,
 } from "../limits.js";
@@ -32,13 +34,15 @@ const SHARDS = Math.max(1, Math.min(os.availableParallelism(), MAX_SCAN_SHARDS))
 
 const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_SCAN_SHARDS);
 
-/** Threads held by scans of `guarded` patterns, every call together (taken before a thread). */
-const guardedThreads = new Slots(MAX_GUARDED_SEARCH_THREADS);
+/** Threads held by scans of `guarded` patterns, per caller (taken before a thread). */
+const guardedThreads = new Slots(MAX_LIVE_WORKERS, MAX_GUARDED_SEARCH_THREADS);
 
 export interface RunOptions {
   readonly signal?: AbortSignal;
   readonly stallMs?: number;
   readonly onProgress?: (filesRead: number, bytesRead: number) => void;
+  /** The caller's identity: threads are shared fairly between callers. */
+  readonly owner?: string;
   /** Force in-process scanning (tests). */
   readonly inProcess?: boolean;
   /** Shards of a full scan (default: the cores, at most MAX_SCAN_SHARDS). */
@@ -62,8 +66,8 @@ export async function runScanJob(job: ScanJob, options: RunOptions = {}): Promis
 /** Threads a scan may split over without waiting (at least one; unbounded in-process). */
 function threadsFree(job: ScanJob, options: RunOptions): number {
   if (options.inProcess || !workers.available()) return Number.POSITIVE_INFINITY;
-  const free = workers.freeThreads();
-  const share = job.pattern.engine === "guarded" ? guardedThreads.free() : free;
+  const free = workers.freeThreads(options.owner);
+  const share = job.pattern.engine === "guarded" ? guardedThreads.free(options.owner) : free;
   return Math.max(1, Math.min(free, share));
 }
 
@@ -74,19 +78,20 @@ function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
       ...(options.onProgress ? { tick: options.onProgress } : {}),
     });
   }
-  const { onProgress } = options;
+  const { onProgress, owner } = options;
   const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
   const guarded = job.pattern.engine === "guarded";
   const run = () =>
     workers.run<ScanResult>(job, {
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(owner !== undefined ? { owner } : {}),
       stallMs,
       ...(guarded ? { budgetMs: stallMs * GUARDED_SCAN_STALL_WINDOWS } : {}),
       ...(onProgress
         ? { onProgress: (msg) => onProgress(Number(msg.files ?? 0), Number(msg.bytes ?? 0)) }
         : {}),
     });
-  return guarded ? guardedThreads.run(options.signal, run) : run();
+  return guarded ? guardedThreads.run(options.signal, run, owner) : run();
 }
 
 async function runSharded(

@@ -38,6 +38,7 @@ import {
   MAX_GUARDED_SEARCH_THREADS,
   MAX_LIVE_WORKERS,
   MAX_SEARCH_LIMIT,
+  SLOTS_KEPT_FOR_OTHER_CALLERS,
 } from "../limits.js";
 import { type CaseMode, compileGlob, compilePattern, Slots } from "../pattern/index.js";
 import type { SourceContext } from "../shared/context.js";
@@ -231,15 +232,17 @@ function queryOf(args: SearchArgs): SearchQuery {
 /**
  * Searches in progress at once; the rest wait before compiling anything. A flood of calls would
  * otherwise hold a compiled pattern, a scan and its results each while they queue for threads.
+ * Keyed by caller: one caller holds MAX_LIVE_WORKERS at most, so a slot is always left for another,
+ * and a freed slot goes to the caller holding the fewest.
  */
-const searches = new Slots(MAX_LIVE_WORKERS);
+const searches = new Slots(MAX_LIVE_WORKERS + SLOTS_KEPT_FOR_OTHER_CALLERS, MAX_LIVE_WORKERS);
 
 /**
- * Searches of a `guarded` pattern in progress at once. Such a search leaves `searches` once its
- * pattern is compiled and waits here: however many a caller sends, they hold no slot the others
- * need (their threads are bounded the same way, see pool.ts).
+ * Searches of a `guarded` pattern in progress at once, MAX_GUARDED_SEARCH_THREADS per caller. Such
+ * a search leaves `searches` once its pattern is compiled and waits here: however many a caller
+ * sends, they hold no slot the others need (their threads are bounded the same way, see pool.ts).
  */
-const guardedSearches = new Slots(MAX_GUARDED_SEARCH_THREADS);
+const guardedSearches = new Slots(MAX_LIVE_WORKERS, MAX_GUARDED_SEARCH_THREADS);
 
 /** The `search` source: cursors carrying the budget and the limit. */
 export function createSearchSource(
@@ -261,18 +264,19 @@ export function createSearchSource(
 /** A page under a slot of `searches`, or of `guardedSearches` once its pattern is known guarded. */
 async function searchInSlot(request: SearchPageRequest, options: SearchOptions): Promise<string> {
   const signal = request.context.signal;
-  await searches.acquire(signal);
+  const caller = request.context.caller.identity;
+  await searches.acquire(signal, caller);
   let held: Slots | undefined = searches;
   const toGuarded = async () => {
-    searches.release();
+    searches.release(caller);
     held = undefined;
-    await guardedSearches.acquire(signal);
+    await guardedSearches.acquire(signal, caller);
     held = guardedSearches;
   };
   try {
     return await searchPage(request, options, toGuarded);
   } finally {
-    held?.release();
+    held?.release(caller);
   }
 }
 
@@ -316,6 +320,7 @@ async function searchPage(
     },
     {
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      owner: ctx.caller.identity,
       ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.inProcess ? { inProcess: true } : {}),

@@ -15,6 +15,8 @@ export type { RecordFilter };
 export interface GrepOptions {
   readonly stallMs?: number;
   readonly signal?: AbortSignal;
+  /** The caller's identity: worker threads are shared fairly between callers. */
+  readonly owner?: string;
 }
 
 /** Compiles `grep` once per call (syntax errors are INVALID_ARGUMENT before any read). */

@@ -142,6 +142,7 @@ async function tailPage(
       ? compileGrep(grep, grepLiteral, {
           ...(args.stallMs !== undefined ? { stallMs: args.stallMs } : {}),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
+          owner: ctx.caller.identity,
         })
       : undefined;
   const limits: TailLimits = {
