@@ -11,6 +11,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEstimator, type Estimator } from "../src/core/index.js";
+import { MAX_CARRIED_ARGUMENT_BYTES } from "../src/sources/limits.js";
 import { type InMemoryServer, startInMemory } from "./support/in-memory.js";
 import { tempDir } from "./support/server.js";
 
@@ -211,17 +212,77 @@ describe("a refusal names the smallest budget above it that returns a page", () 
     );
   });
 
-  it("search: a page whose cursor cannot fit the cap is a limit, with no retry the server would refuse", async () => {
+  it("search: the longest pattern accepted has pages within the cap, one byte more is refused naming the limit", async () => {
     const name = `cap${n++}.txt`;
     writeFileSync(path.join(dir, name), "ERROR a\n".repeat(300));
     await settled();
-    // The cursor carries the pattern: 60 KB of it cannot fit a page of the 25,000-token cap.
-    const pattern = `ERROR|${"zq".repeat(30_000)}`;
-    const page = await server.call("search", { pattern, path: name, max_tokens: 25_000 });
-    expect(page.isError).toBe(true);
-    expect(page.json.error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
-    expect(page.json.error.limit).toMatchObject({ name: "max_tokens_cap", limit: 25_000 });
-    expect(page.json.error.limit.value).toBeGreaterThan(25_000);
-    expect(page.json.error.retry).toBeUndefined();
+    // Random letters are the costliest shape for the cursor that carries the pattern.
+    const pattern = `ERROR|${randomLetters(MAX_CARRIED_ARGUMENT_BYTES - 6)}`;
+    expect(Buffer.byteLength(pattern)).toBe(MAX_CARRIED_ARGUMENT_BYTES);
+    const refused = await server.call("search", { pattern, path: name, max_tokens: 1 });
+    expect(refused.json.error.code).toBe("BUDGET_TOO_SMALL");
+    const retry = refused.json.error.retry.max_tokens;
+    expect(retry).toBeLessThanOrEqual(25_000);
+    const page = await server.call("search", { pattern, path: name, max_tokens: retry });
+    expect(page.isError, page.text).toBe(false);
+    expect(page.json.next_cursor).toEqual(expect.any(String));
+    const next = await server.call("search", { cursor: page.json.next_cursor });
+    expect(next.isError, next.text).toBe(false);
+    expect(next.json.items[0].text).toBe("ERROR a");
+
+    // Multi-byte characters count in UTF-8 bytes, as the cursor carries them.
+    const over = [
+      ["search", { pattern: `${pattern}x`, path: name }, "max_pattern_bytes"],
+      [
+        "search",
+        { pattern: "é".repeat(MAX_CARRIED_ARGUMENT_BYTES / 2 + 1), path: name },
+        "max_pattern_bytes",
+      ],
+      ["tail", { path: name, grep: `${pattern}x` }, "max_pattern_bytes"],
+      [
+        "json_read",
+        { path: name, language: "jsonpath", query: `$${"[0]".repeat(3000)}` },
+        "max_query_bytes",
+      ],
+    ] as const;
+    for (const [tool, args, limit] of over) {
+      const answer = await server.call(tool, args);
+      expect(answer.json.error.code, `${tool}: ${answer.text.slice(0, 200)}`).toBe(
+        "INVALID_ARGUMENT",
+      );
+      expect(answer.json.error.limit).toMatchObject({
+        name: limit,
+        limit: MAX_CARRIED_ARGUMENT_BYTES,
+      });
+    }
+  });
+
+  it("search: under a lower cap, a page whose cursor cannot fit it is a limit, with no retry the server would refuse", async () => {
+    const low = await startInMemory([dir], { settings: { maxTokensCap: 2000 } });
+    try {
+      const name = `cap${n++}.txt`;
+      writeFileSync(path.join(dir, name), "ERROR a\n".repeat(300));
+      await settled();
+      const pattern = `ERROR|${randomLetters(4000)}`;
+      const page = await low.call("search", { pattern, path: name, max_tokens: 2000 });
+      expect(page.json.error.code).toBe("RESOURCE_LIMIT_EXCEEDED");
+      expect(page.json.error.limit).toMatchObject({ name: "max_tokens_cap", limit: 2000 });
+      expect(page.json.error.limit.value).toBeGreaterThan(2000);
+      expect(page.json.error.retry).toBeUndefined();
+    } finally {
+      await low.close();
+    }
   });
 });
+
+/** `length` letters from a fixed pseudo-random sequence (the same on every run). */
+function randomLetters(length: number): string {
+  const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  let x = 12345;
+  let out = "";
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    out += letters[x % letters.length];
+  }
+  return out;
+}

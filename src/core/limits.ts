@@ -26,6 +26,12 @@ export const DEFAULT_MAX_TOKENS_CAP = 25_000;
 export const DEFAULT_MAX_READ_TOKENS = 25_000;
 /** Shortest cursor key accepted, in bytes: 128 bits, so the key that signs cursors is not guessable. */
 export const MIN_CURSOR_KEY_BYTES = 16;
+/**
+ * Longest cursor, in characters. What a cursor carries is bounded by the sources (a pattern or a
+ * query of 8 KiB, a glob of 1 KiB, a path of 4 KiB: about 18,000 characters in all), so a cursor
+ * the server makes is always one it accepts; a longer string is refused before it is decoded.
+ */
+export const MAX_CURSOR_CHARS = 24 * 1024;
 /** How long a cursor stays valid, in hours. */
 export const DEFAULT_CURSOR_TTL_HOURS = 24 * 7;
 /** Bytes read per system call when streaming a file (hashing, scanning lines). */

@@ -60,8 +60,14 @@ export const MAX_GITIGNORE_GLOBSTARS_PER_RULE = 2;
 
 // --- Patterns (search, tail's grep, globs) and the worker threads that run them ---
 
-/** Longest pattern accepted, in characters (ripgrep bounds the compiled size; this bounds input). */
-export const MAX_PATTERN_CHARS = 64 * 1024;
+/**
+ * Longest pattern (`search`'s, `tail`'s `grep`) or JSON query accepted, in UTF-8 bytes. A cursor
+ * carries it, so it bounds what a cursor must carry: at this length the smallest page with its
+ * cursor stays well within the default cap (measured: 12,408 tokens for 8 KiB of random letters,
+ * the costliest shape; 6,653 for a repeated pair). At 64 KiB it was 79,209, a page no budget the
+ * server accepts could hold.
+ */
+export const MAX_CARRIED_ARGUMENT_BYTES = 8 * 1024;
 /**
  * Deepest nesting of groups in a pattern (ripgrep's default nest limit): what reads a pattern
  * recursively (the analysis, the RE2 translation) stays far from the stack's end.
@@ -76,7 +82,7 @@ export const MAX_BOUNDED_STEPS_PER_CHAR = 256;
 /**
  * Largest program (instructions, as `re2Weight` estimates them) the linear-time engine compiles:
  * compiling costs ~10 µs an instruction, and its automaton can step through the whole program per
- * character. A 64 KiB literal fits.
+ * character. The longest literal accepted (MAX_CARRIED_ARGUMENT_BYTES) fits.
  */
 export const MAX_PATTERN_PROGRAM = 100_000;
 /** Longest glob accepted, in characters. */

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultEstimator } from "../estimate/default.js";
+import { MAX_CURSOR_CHARS } from "../limits.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
 import { CursorCodec, cursorKeyFromSecret, ephemeralCursorKey } from "./codec.js";
 
@@ -67,6 +68,31 @@ describe("CursorCodec", () => {
       expect(withBudget.startsWith(`${cursor}.`)).toBe(true);
       expect(codec.decodeWithBudget("read", "anonymous", withBudget).budget).toBe(carried);
     }
+  });
+
+  it("decodes every cursor it makes up to MAX_CURSOR_CHARS, and refuses to make a longer one", () => {
+    // Payloads whose cursors end just below and just above the bound (4 characters per 3 bytes).
+    const sized = (bytes: number) => new ByteWriter().bytes(new Uint8Array(bytes).fill(7)).finish();
+    let bytes = Math.floor((MAX_CURSOR_CHARS * 3) / 4) - 40;
+    let longest = "";
+    for (; ; bytes++) {
+      let cursor: string;
+      try {
+        cursor = codec.encode("search", "anonymous", sized(bytes), 25_000);
+      } catch (err) {
+        expect(err).toMatchObject({
+          code: "RESOURCE_LIMIT_EXCEEDED",
+          details: { limit: { name: "max_cursor_chars", limit: MAX_CURSOR_CHARS } },
+        });
+        break;
+      }
+      expect(cursor.length).toBeLessThanOrEqual(MAX_CURSOR_CHARS);
+      expect(codec.decodeWithBudget("search", "anonymous", cursor).budget).toBe(25_000);
+      longest = cursor;
+    }
+    expect(longest.length).toBeGreaterThan(MAX_CURSOR_CHARS - 4);
+    const tooLong = longest + "0".repeat(MAX_CURSOR_CHARS + 1 - longest.length);
+    expect(() => codec.decode("search", "anonymous", tooLong)).toThrow(/not a pagewise cursor/);
   });
 
   it("costs the same for every budget below 100,000, in the tokenizers' digit groups", () => {

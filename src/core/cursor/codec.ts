@@ -19,7 +19,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { PagewiseError } from "../errors.js";
-import { DEFAULT_CURSOR_TTL_HOURS, MIN_CURSOR_KEY_BYTES } from "../limits.js";
+import { DEFAULT_CURSOR_TTL_HOURS, MAX_CURSOR_CHARS, MIN_CURSOR_KEY_BYTES } from "../limits.js";
 import { ByteReader } from "./bytes.js";
 
 const FORMAT = 1;
@@ -92,9 +92,14 @@ export class CursorCodec {
     const body = Buffer.concat([Uint8Array.from(head), payload]);
     const mac = this.#mac(tool, identity, body);
     const signed = Buffer.concat([body, mac]).toString("base64url");
-    if (budget === undefined) return signed;
-    const budgetText = budgetDigits(budget);
-    return `${signed}.${budgetText}${this.#budgetCheck(tool, identity, body, budgetText)}`;
+    const budgetText = budget === undefined ? undefined : budgetDigits(budget);
+    const cursor =
+      budgetText === undefined
+        ? signed
+        : `${signed}.${budgetText}${this.#budgetCheck(tool, identity, body, budgetText)}`;
+    // Never hand out a cursor that decode would refuse: the call fails now, naming the limit.
+    if (cursor.length > MAX_CURSOR_CHARS) throw cursorTooLong(cursor.length);
+    return cursor;
   }
 
   /** Verifies a cursor and returns a reader positioned at its payload. Throws INVALID_CURSOR. */
@@ -111,7 +116,8 @@ export class CursorCodec {
     identity: string,
     cursor: string,
   ): { reader: ByteReader; budget: number | undefined } {
-    const shape = typeof cursor === "string" && cursor.length <= 4096 ? SHAPE.exec(cursor) : null;
+    const shape =
+      typeof cursor === "string" && cursor.length <= MAX_CURSOR_CHARS ? SHAPE.exec(cursor) : null;
     if (!shape) throw invalid("The cursor is not a pagewise cursor.");
     const text = shape[1]!;
     const digits = shape[2];
@@ -192,4 +198,15 @@ function invalid(message: string): PagewiseError {
   return new PagewiseError("INVALID_CURSOR", message, {
     hint: "Start again without a cursor to get a fresh one.",
   });
+}
+
+function cursorTooLong(length: number): PagewiseError {
+  return new PagewiseError(
+    "RESOURCE_LIMIT_EXCEEDED",
+    `The next page's cursor would be ${length} characters long, more than the ${MAX_CURSOR_CHARS} a cursor may have: it carries the call's path and arguments.`,
+    {
+      limit: { name: "max_cursor_chars", limit: MAX_CURSOR_CHARS, value: length },
+      hint: "Use a shorter path or pattern, or a budget that holds the whole answer.",
+    },
+  );
 }

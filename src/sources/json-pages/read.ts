@@ -44,6 +44,7 @@ import {
 } from "../../json/index.js";
 import type { ByteReader } from "../../json/reader.js";
 import { JSON_COMPACT_CHUNK_BYTES } from "../limits.js";
+import { checkCarriedLength } from "../shared/carried-argument.js";
 import type { SourceContext } from "../shared/context.js";
 import { checkCursorFilePath } from "../shared/file-ref.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
@@ -152,6 +153,7 @@ async function openTarget(
       args.language === undefined ? { language: "jsonpath" } : undefined,
     );
   }
+  checkCarriedLength(args.query, "query", "max_query_bytes");
   if (args.fileId === undefined) return { basis: await openVersionedFile(ctx, args.path) };
   const handle = handles.get(args.fileId, ctx.caller.identity);
   if (args.format !== undefined && args.format !== "auto" && args.format !== handle.format) {

@@ -17,12 +17,8 @@
  *   may backtrack catastrophically, so callers run it in a worker under a stall guard.
  */
 import { PagewiseError } from "../../core/index.js";
-import {
-  MAX_BOUNDED_STEPS_PER_CHAR,
-  MAX_PATTERN_CHARS,
-  MAX_PATTERN_NESTING,
-  MAX_PATTERN_PROGRAM,
-} from "../limits.js";
+import { MAX_BOUNDED_STEPS_PER_CHAR, MAX_PATTERN_NESTING, MAX_PATTERN_PROGRAM } from "../limits.js";
+import { checkCarriedLength } from "../shared/carried-argument.js";
 import { analyzePattern, groupDepth, type PatternShape } from "./analysis.js";
 import { compileLinear, type Re2js } from "./linear.js";
 import { requiredLiteral } from "./literal.js";
@@ -106,16 +102,11 @@ export function compilePattern(
   if (pattern.length === 0) {
     throw new PagewiseError("INVALID_ARGUMENT", `${argument} must not be empty.`);
   }
-  if (pattern.length > MAX_PATTERN_CHARS) {
-    throw new PagewiseError(
-      "INVALID_ARGUMENT",
-      `${argument} is ${pattern.length} characters long, more than the ${MAX_PATTERN_CHARS} a pattern may have.`,
-      { limit: { name: "max_pattern_chars", limit: MAX_PATTERN_CHARS, value: pattern.length } },
-    );
-  }
   const caseSensitive = mode === "smart" ? hasUpperCase(pattern, literal) : mode === "sensitive";
   const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern;
+  // Nesting first: a pattern too deep is named as such even when it is also too long.
   checkNesting(source, argument);
+  checkCarriedLength(pattern, argument, "max_pattern_bytes");
   const fold = caseSensitive ? "" : "i";
   const flags = jsFlags(source, fold, argument, options.literalArgument ?? "literal");
   const unicode = flags.includes("u");
