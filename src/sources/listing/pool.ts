@@ -8,11 +8,12 @@
  * Where the compiled worker is missing (tests run on the TypeScript sources), jobs run in-process.
  */
 import { isPagewiseError, PagewiseError } from "../../core/index.js";
-import { LIST_STALL_MS, MAX_LIVE_WORKERS } from "../limits.js";
-import { GuardedWorkers } from "../pattern/index.js";
+import { LIST_STALL_MS } from "../limits.js";
+import { walkWorkers } from "../walk-pool.js";
+import type { WalkJob } from "../walk-worker.js";
 import { type ListJob, type ListResult, runListJob } from "./collect.js";
 
-const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_LIVE_WORKERS);
+const workers = walkWorkers;
 
 export interface ListRunOptions {
   readonly signal?: AbortSignal;
@@ -35,7 +36,7 @@ export async function runListJobInWorker(
     });
   }
   try {
-    return await workers.run<ListResult>(job, {
+    return await workers.run<ListResult>({ kind: "list", job } satisfies WalkJob, {
       ...(signal ? { signal } : {}),
       ...(owner !== undefined ? { owner } : {}),
       stallMs: LIST_STALL_MS,

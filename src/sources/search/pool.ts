@@ -27,12 +27,14 @@ import {
   MAX_SCAN_SHARDS,
   MAX_SHARDED_WINDOW,
 } from "../limits.js";
-import { GuardedWorkers, Slots } from "../pattern/index.js";
+import { Slots } from "../pattern/index.js";
+import { walkWorkers } from "../walk-pool.js";
+import type { WalkJob } from "../walk-worker.js";
 import { type RawMatch, runScan, type ScanJob, type ScanResult, type ScanSkipped } from "./scan.js";
 
 const SHARDS = Math.max(1, Math.min(os.availableParallelism(), MAX_SCAN_SHARDS));
 
-const workers = new GuardedWorkers(new URL("./worker.js", import.meta.url), MAX_SCAN_SHARDS);
+const workers = walkWorkers;
 
 /** Threads held by scans of `guarded` patterns, per caller (taken before a thread). */
 const guardedThreads = new Slots(MAX_LIVE_WORKERS, MAX_GUARDED_SEARCH_THREADS);
@@ -82,7 +84,7 @@ function runOne(job: ScanJob, options: RunOptions): Promise<ScanResult> {
   const stallMs = options.stallMs ?? DEFAULT_SEARCH_STALL_MS;
   const guarded = job.pattern.engine === "guarded";
   const run = () =>
-    workers.run<ScanResult>(job, {
+    workers.run<ScanResult>({ kind: "scan", job } satisfies WalkJob, {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(owner !== undefined ? { owner } : {}),
       stallMs,
