@@ -9,13 +9,13 @@
  * (the server is killed). Modelled on test/search-fairness.e2e.test.ts, which checks the same over
  * stdio for one caller.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, outcomeOf, sdkClient, type ToolOutcome, tempDir } from "./support/server.js";
+import { type HttpServer, releaseAll, startHttpServer } from "./support/attack.js";
+import { outcomeOf, sdkClient, type ToolOutcome, tempDir } from "./support/server.js";
 
 /** Seconds of backtracking per line (2^24 ways to split the run of A's), a few per file. */
 const HOSTILE_LINE = `${"A".repeat(24)}B`;
@@ -29,35 +29,6 @@ const ATTACKER_TOKEN = "attacker-token-5d1e8b3a9c";
 const VICTIM_TOKEN = "victim-token-2f7a6c4e0b";
 const sha = (t: string) => createHash("sha256").update(t).digest("hex");
 
-interface HttpServer {
-  proc: ChildProcess;
-  url: string;
-  stderr: () => string;
-}
-
-/** Starts `pagewise serve --http 127.0.0.1:0 …` and waits for its `listening` line. */
-function startHttpServer(args: string[]): Promise<HttpServer> {
-  const proc = spawn(process.execPath, [BIN, "serve", "--http", "127.0.0.1:0", ...args], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 20_000);
-    proc.stderr!.on("data", (chunk) => {
-      stderr += chunk.toString();
-      const m = /"event":"listening","url":"([^"]+)"/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1]!, stderr: () => stderr });
-      }
-    });
-    proc.on("exit", () => {
-      clearTimeout(timer);
-      reject(new Error(`exited early: ${stderr}`));
-    });
-  });
-}
-
 /** An SDK client speaking to `url` with `token` as its bearer token. */
 async function connect(url: string, token: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
@@ -68,13 +39,12 @@ async function connect(url: string, token: string): Promise<Client> {
   return client;
 }
 
-let server: HttpServer | undefined;
 const clients: Client[] = [];
 let cleanup: (() => void) | undefined;
 
 afterEach(async () => {
-  if (server && server.proc.exitCode === null) server.proc.kill("SIGKILL");
-  server = undefined;
+  // Kills the server (releaseAll stops every server a test started).
+  await releaseAll();
   // The hostile calls' streams are gone with the server; closing only drops the clients.
   for (const client of clients.splice(0)) await client.close().catch(() => {});
   cleanup?.();
@@ -107,8 +77,7 @@ async function setUp(): Promise<HttpServer> {
   // `--root` is refused together with `--auth-file`: each identity's roots are in the file. The
   // hostile searches are stopped by the server's own guards (stall windows, request timeout) long
   // after the victim's answer; the test kills the server before that.
-  server = await startHttpServer(["--auth-file", authFile]);
-  return server;
+  return startHttpServer(["--auth-file", authFile]);
 }
 
 /** The error code of a settled call: a tool error's `error.code`, or a rejection's message. */

@@ -104,6 +104,8 @@ export interface HttpServer {
   pid: number;
   exited: () => boolean;
   stop: () => Promise<void>;
+  /** What the server wrote to stderr so far (its request log). */
+  stderr: () => string;
 }
 
 /** `pagewise serve --http 127.0.0.1:0 …`, ready once its `listening` line is written. */
@@ -135,6 +137,7 @@ export function startHttpServer(args: string[]): Promise<HttpServer> {
           pid: proc.pid,
           exited: () => gone,
           stop,
+          stderr: () => stderr,
         });
       }
     });
