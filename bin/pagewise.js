@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli/main.js";
+// The bundled command (scripts/build.js), or its modules one by one with PAGEWISE_UNBUNDLED=1.
+const entry = process.env.PAGEWISE_UNBUNDLED ? "../dist/cli/main.js" : "../dist/bundle/main.js";
+const { main } = await import(entry);
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliRun, runCli, spawnCli } from "./support/cli.js";
+import { loadedModules, moduleLogEnv } from "./support/loaded-modules.js";
 import { BIN, REPO, startServer, tempDir } from "./support/server.js";
 
 const KEY = "cli-e2e-test-key-0123456789abcdef";
@@ -498,29 +499,41 @@ describe("usage in flags", () => {
 });
 
 describe("start-up loads only what the command needs", () => {
-  const MODULE_LOG_HOOK = path.join(import.meta.dirname, "support", "module-log.mjs");
-
-  /** The modules (under dist/, the SDK's included) `pagewise ARGS` loads. */
-  function modulesOf(args: string[]): string[] {
+  /** The modules (of dist/, the SDK's included) `pagewise ARGS` loads, bundled or not. */
+  function modulesOf(args: string[], env: Record<string, string> = {}): string[] {
     const log = path.join(dir, "modules.log");
     writeFileSync(log, "");
-    const run = pagewiseProcess(args, {
-      NODE_OPTIONS: `--import ${MODULE_LOG_HOOK}`,
-      PAGEWISE_MODULE_LOG: log,
-    });
+    const run = pagewiseProcess(args, { ...moduleLogEnv(log), ...env });
     expect(run.status, run.stderr).toBe(0);
-    return readFileSync(log, "utf8").split("\n").filter(Boolean);
+    return loadedModules(log);
   }
 
-  it("--version loads the version and nothing else; read loads no MCP SDK and no tool schema", () => {
-    const version = modulesOf(["--version"]).map((url) => url.replace(/^.*\/dist\//, ""));
-    expect(version.sort()).toEqual(["cli/main.js", "cli/usage.js", "version.js"]);
-    const read = modulesOf(["read", path.join(dir, "notes.txt"), "--raw"]);
-    expect(read.filter((url) => url.includes("@modelcontextprotocol"))).toEqual([]);
-    expect(
-      read.filter((url) => /\/dist\/(tools\/(read|schema)|mcp\/server)\.js$/.test(url)),
-    ).toEqual([]);
-    expect(read.some((url) => url.endsWith("/dist/sources/text/index.js"))).toBe(true);
+  it.each([
+    ["bundled", {}],
+    ["unbundled", { PAGEWISE_UNBUNDLED: "1" }],
+  ])(
+    "--version loads the version and nothing else; read loads no MCP SDK, no tool schema and no JSON engine (%s)",
+    (_, env) => {
+      expect(modulesOf(["--version"], env).sort()).toEqual([
+        "cli/main.js",
+        "cli/usage.js",
+        "version.js",
+      ]);
+      const read = modulesOf(["read", path.join(dir, "notes.txt"), "--raw"], env);
+      expect(read.filter((m) => /@modelcontextprotocol|node_modules\/zod\//.test(m))).toEqual([]);
+      expect(
+        read.filter((m) => /^(tools\/(read|schema)|mcp\/server|json\/(?!limits\.js))/.test(m)),
+      ).toEqual([]);
+      expect(read).toContain("sources/text/read-text.js");
+    },
+  );
+
+  it("a tail loads the pattern engines only for a grep", () => {
+    const tail = modulesOf(["tail", path.join(dir, "app.log"), "--raw"]);
+    expect(tail).toContain("sources/tail/tail.js");
+    expect(tail.filter((m) => m.startsWith("sources/pattern/"))).toEqual([]);
+    const grep = modulesOf(["tail", path.join(dir, "app.log"), "--grep", "ERROR", "--raw"]);
+    expect(grep).toContain("sources/pattern/pattern.js");
   });
 });
 

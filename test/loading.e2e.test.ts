@@ -3,20 +3,11 @@
  * call loads its own source and what sources share, never the others (the walker, the pattern
  * engines, the JSON engine). Modules are logged as the process loads them (test/support/module-log.mjs).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadedModules, moduleLogEnv } from "./support/loaded-modules.js";
 import { startServer, tempDir } from "./support/server.js";
-
-const MODULE_LOG_HOOK = path.join(import.meta.dirname, "support", "module-log.mjs");
-
-/** The modules of `dist/` loaded so far, relative to it. */
-function loadedModules(log: string): string[] {
-  return readFileSync(log, "utf8")
-    .split("\n")
-    .filter((url) => url !== "")
-    .map((url) => url.replace(/^.*\/dist\//, ""));
-}
 
 const SOURCE_FOLDERS = [
   "sources/text/",
@@ -37,10 +28,7 @@ describe("lazy loading", () => {
     writeFileSync(path.join(root, "a.txt"), "one line\n");
     const log = path.join(dir, "modules.log");
     writeFileSync(log, "");
-    const server = await startServer(["--root", root], {
-      NODE_OPTIONS: `--import ${MODULE_LOG_HOOK}`,
-      PAGEWISE_MODULE_LOG: log,
-    });
+    const server = await startServer(["--root", root], moduleLogEnv(log));
     const loadedFrom = (folders: string[]) =>
       folders.filter((folder) => loadedModules(log).some((m) => m.startsWith(folder)));
     try {

@@ -63,6 +63,9 @@ async function list(a: Checked, ctx: ToolContext): Promise<string> {
   const source = createListSource({
     maxTokens: budgetParam(ctx.settings),
     maxWalkEntries: ctx.settings.maxWalkEntries ?? DEFAULT_MAX_WALK_ENTRIES,
+    // A command serves one user, so its walk may hold its own thread. Perf: starting a worker
+    // costs more than walking a small tree (60 ms of a `list`'s 95 over `node -e 0`).
+    inProcess: true,
     ...(ctx.progress ? { onProgress: (n: number) => ctx.progress?.(n) } : {}),
   });
   return runTool(

@@ -7,7 +7,6 @@
  * page leaves to the next, so a stream of pages prints like one page.
  */
 
-import { pageValueTexts, prettyJson } from "./json-text.js";
 import type { TerminalCommand } from "./options.js";
 import { commandLine, displayPath, type Invocation, nextArgs } from "./output.js";
 
@@ -200,6 +199,8 @@ export class PageRenderer {
   }
 
   async #json(page: Page, text: string): Promise<RawOutput> {
+    // Loaded here: it brings the JSON engine, which only `json` needs (a `read` starts sooner).
+    const { pageValueTexts, prettyJson } = await import("./json-text.js");
     const values = await pageValueTexts(text);
     const out: string[] = [];
     const stderr: string[] = [];

@@ -41,7 +41,7 @@ import {
 } from "../shared/range-anchor.js";
 import { encodeLineCursor } from "../shared/read-cursor.js";
 import { closeInBackground } from "../shared/versioned-file.js";
-import { compileGrep, type RecordFilter } from "./grep.js";
+import type { RecordFilter } from "./grep.js";
 import { BlockReader, type RecordSpan, recordAt, recordBefore } from "./records.js";
 import {
   TAIL_ANCHOR_BYTES,
@@ -137,9 +137,10 @@ async function tailPage(
       ? args.grep
       : undefined;
   const grepLiteral = state ? state.grepLiteral === true : args.grepLiteral === true;
+  // The pattern engines load only for a grep: a plain tail starts sooner (the CLI's start-up).
   const filter =
     grep !== undefined
-      ? compileGrep(grep, grepLiteral, {
+      ? (await import("./grep.js")).compileGrep(grep, grepLiteral, {
           ...(args.stallMs !== undefined ? { stallMs: args.stallMs } : {}),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
           owner: ctx.caller.identity,
